@@ -1,0 +1,29 @@
+# make demo: a seeded Sette e mezzo match between built-in bots, printed hand by hand.
+# make test: the suite on the embedded defaults (SQLite, eager Celery), then again the tests
+#            marked `services` against PostgreSQL, Redis and a real Celery worker
+#            (scripts/test-services; skipped when those servers don't answer, except under CI=true).
+
+PYTHON_BOOTSTRAP := $(shell command -v python3.11 2>/dev/null || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test clean
+
+# Re-installed only when pyproject.toml changes.
+$(VENV)/.installed: pyproject.toml
+	test -x $(PY) || $(PYTHON_BOOTSTRAP) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py demo
+
+# The first leg runs with none of the service variables the caller's shell may have set.
+test: $(VENV)/.installed
+	env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND $(PY) -m pytest
+	scripts/test-services
+
+clean:
+	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis staticfiles

@@ -1,0 +1,13 @@
+"""Fixtures shared by every test package. pytest-django configures Django from
+DJANGO_SETTINGS_MODULE (pyproject.toml) before collection."""
+
+import os
+
+import pytest
+
+
+@pytest.fixture
+def broker_configured() -> bool:
+    """True when tasks go through a real broker to worker processes (CELERY_BROKER_URL set,
+    as in scripts/test-services); False when they run eagerly in the test process."""
+    return bool(os.environ.get("CELERY_BROKER_URL"))

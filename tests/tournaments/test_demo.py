@@ -1,0 +1,38 @@
+from io import StringIO
+
+from django.core.management import call_command
+
+from tournaments.management.commands.demo import format_event, split_hands
+
+
+def test_an_event_prints_as_its_type_then_its_fields():
+    event = {"type": "bust", "seat": 2, "cards": ["7B", "5C"], "paid": 3}
+    assert format_event(event) == "bust: seat=2 cards=[7B 5C] paid=3"
+
+
+def test_an_event_with_only_a_type_prints_as_its_type():
+    assert format_event({"type": "match_over"}) == "match_over"
+
+
+def test_hands_are_split_where_the_hand_number_changes():
+    log = [{"type": "start", "hand": 1}, {"type": "stand"}, {"type": "start", "hand": 2}, {"type": "stand"}]
+    assert split_hands(log) == [log[:2], log[2:]]
+
+
+def test_a_hand_field_holding_cards_is_not_taken_for_a_hand_number():
+    log = [{"type": "deal"}, {"type": "show", "hand": ["7B"]}, {"type": "deal"}, {"type": "stand"}]
+    assert split_hands(log) == [log[:2], log[2:]]
+
+
+def test_a_log_without_recognisable_hands_is_one_group():
+    log = [{"type": "a"}, {"type": "b"}]
+    assert split_hands(log) == [log]
+
+
+def test_the_demo_plays_a_seeded_match_to_the_end_and_prints_the_result():
+    out = StringIO()
+    call_command("demo", seed=3, hands=2, stdout=out)
+    text = out.getvalue()
+    assert "Hand 2" in text
+    assert "Final result" in text
+    assert "first banker" in text

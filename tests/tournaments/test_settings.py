@@ -1,0 +1,100 @@
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from tournaments.config import (
+    DEV_SECRET_KEY,
+    celery_config,
+    database_config,
+    env_bool,
+    env_list,
+    secret_key,
+)
+
+BASE = Path("/srv/mazziere")
+
+
+def test_without_database_url_the_database_is_a_sqlite_file_at_the_repository_root():
+    config = database_config({}, base_dir=BASE)
+    assert config["ENGINE"] == "django.db.backends.sqlite3"
+    assert config["NAME"] == str(BASE / "db.sqlite3")
+
+
+def test_mazziere_sqlite_path_moves_the_sqlite_file():
+    config = database_config({"MAZZIERE_SQLITE_PATH": "/tmp/other.sqlite3"}, base_dir=BASE)
+    assert config["NAME"] == "/tmp/other.sqlite3"
+
+
+def test_a_postgres_database_url_is_parsed_into_its_parts():
+    config = database_config({"DATABASE_URL": "postgres://mazz:secret@db.example:6543/mazziere"}, base_dir=BASE)
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert (config["USER"], config["PASSWORD"]) == ("mazz", "secret")
+    assert (config["HOST"], config["PORT"], config["NAME"]) == ("db.example", 6543, "mazziere")
+    assert config["CONN_MAX_AGE"] == 0
+
+
+def test_database_conn_max_age_enables_persistent_connections_with_health_checks():
+    env = {"DATABASE_URL": "postgres://postgres@127.0.0.1/mazziere", "DATABASE_CONN_MAX_AGE": "60"}
+    config = database_config(env, base_dir=BASE)
+    assert config["CONN_MAX_AGE"] == 60
+    assert config["CONN_HEALTH_CHECKS"] is True
+
+
+def test_without_a_broker_tasks_run_eagerly_and_raise_their_errors():
+    config = celery_config({})
+    assert config["CELERY_TASK_ALWAYS_EAGER"] is True
+    assert config["CELERY_TASK_EAGER_PROPAGATES"] is True
+    assert config["CELERY_BROKER_URL"] is None
+
+
+def test_with_a_broker_tasks_are_queued_and_results_default_to_the_broker():
+    config = celery_config({"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"})
+    assert config["CELERY_TASK_ALWAYS_EAGER"] is False
+    assert config["CELERY_BROKER_URL"] == "redis://127.0.0.1:6379/0"
+    assert config["CELERY_RESULT_BACKEND"] == "redis://127.0.0.1:6379/0"
+
+
+def test_celery_result_backend_overrides_the_default():
+    env = {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "CELERY_RESULT_BACKEND": "redis://127.0.0.1:6379/1"}
+    assert celery_config(env)["CELERY_RESULT_BACKEND"] == "redis://127.0.0.1:6379/1"
+
+
+@pytest.mark.parametrize("env", [{}, {"CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"}])
+def test_tasks_are_acknowledged_late_one_at_a_time_and_serialised_as_json(env):
+    config = celery_config(env)
+    assert config["CELERY_TASK_ACKS_LATE"] is True
+    assert config["CELERY_TASK_REJECT_ON_WORKER_LOST"] is True
+    assert config["CELERY_WORKER_PREFETCH_MULTIPLIER"] == 1
+    assert config["CELERY_TASK_SERIALIZER"] == config["CELERY_RESULT_SERIALIZER"] == "json"
+    assert config["CELERY_ACCEPT_CONTENT"] == ["json"]
+
+
+def test_the_running_settings_use_the_embedded_defaults_or_the_environment(settings, broker_configured):
+    assert settings.CELERY_TASK_ALWAYS_EAGER is not broker_configured
+
+
+def test_the_development_secret_key_is_used_only_with_debug_on():
+    assert secret_key({}, debug=True) == DEV_SECRET_KEY
+    assert secret_key({"SECRET_KEY": "s3cret"}, debug=False) == "s3cret"
+    with pytest.raises(ImproperlyConfigured, match="SECRET_KEY"):
+        secret_key({}, debug=False)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("true", True), ("1", True), ("False", False), ("0", False)])
+def test_booleans_accept_the_usual_spellings(raw, expected):
+    assert env_bool({"DEBUG": raw}, "DEBUG", default=not expected) is expected
+
+
+def test_an_unset_boolean_takes_its_default_and_a_misspelt_one_is_an_error():
+    assert env_bool({}, "DEBUG", default=True) is True
+    with pytest.raises(ImproperlyConfigured, match="DEBUG"):
+        env_bool({"DEBUG": "ture"}, "DEBUG", default=True)
+
+
+def test_allowed_hosts_is_a_comma_separated_list():
+    assert env_list({"ALLOWED_HOSTS": "mazziere.example, localhost,"}, "ALLOWED_HOSTS") == [
+        "mazziere.example",
+        "localhost",
+    ]
+    assert env_list({}, "ALLOWED_HOSTS") == []

@@ -1,0 +1,102 @@
+"""Turn the process environment into settings, as plain functions that tests can call.
+
+Twelve-factor (design/architecture.md, "Configuration"): everything that differs between a laptop
+and a cluster comes from the environment, and every variable has an embedded default that works
+with nothing installed but Python (a SQLite file, Celery tasks run eagerly in-process).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+DEV_SECRET_KEY = "django-insecure-mazziere-local-development-only"
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """Read a boolean variable; an unrecognised value is an error rather than a silent default."""
+    raw = env.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use true or false)")
+
+
+def env_list(env: Mapping[str, str], name: str) -> list[str]:
+    """A comma-separated list, blanks dropped: "a, b," -> ["a", "b"]."""
+    return [item.strip() for item in env.get(name, "").split(",") if item.strip()]
+
+
+def secret_key(env: Mapping[str, str], *, debug: bool) -> str:
+    """SECRET_KEY from the environment; a fixed development key is allowed only with DEBUG on."""
+    key = env.get("SECRET_KEY", "")
+    if key:
+        return key
+    if debug:
+        return DEV_SECRET_KEY
+    raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false")
+
+
+def database_config(env: Mapping[str, str], *, base_dir: Path) -> dict[str, Any]:
+    """The default database: DATABASE_URL if set, else a SQLite file.
+
+    The SQLite file is MAZZIERE_SQLITE_PATH, or db.sqlite3 at the repository root.
+    DATABASE_CONN_MAX_AGE (seconds, default 0: one connection per request or task) enables
+    persistent connections.
+    """
+    conn_max_age = int(env.get("DATABASE_CONN_MAX_AGE", "0"))
+    url = env.get("DATABASE_URL", "")
+    if url:
+        return dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=conn_max_age > 0)
+    path = env.get("MAZZIERE_SQLITE_PATH") or str(base_dir / "db.sqlite3")
+    return {"ENGINE": "django.db.backends.sqlite3", "NAME": path, "CONN_MAX_AGE": conn_max_age}
+
+
+def celery_config(env: Mapping[str, str]) -> dict[str, Any]:
+    """Celery settings, named as Django settings (CELERY_ prefix; tournaments/celery.py strips it).
+
+    With CELERY_BROKER_URL unset, tasks run eagerly in the calling process and their exceptions
+    propagate, so the embedded default needs no broker and no worker. With it set, tasks go to the
+    broker and results to CELERY_RESULT_BACKEND (default: the broker URL).
+    """
+    broker = env.get("CELERY_BROKER_URL", "")
+    config: dict[str, Any] = {
+        "CELERY_TASK_SERIALIZER": "json",
+        "CELERY_RESULT_SERIALIZER": "json",
+        "CELERY_ACCEPT_CONTENT": ["json"],
+        # A task is acknowledged only once it has finished, and put back on the queue if its
+        # worker process dies; with a prefetch of 1 a worker holds no more than it is running.
+        # Tasks must therefore be idempotent (design/architecture.md, step 3).
+        "CELERY_TASK_ACKS_LATE": True,
+        "CELERY_TASK_REJECT_ON_WORKER_LOST": True,
+        "CELERY_WORKER_PREFETCH_MULTIPLIER": 1,
+        # Results carry the worker's name, the task's name and its arguments.
+        "CELERY_RESULT_EXTENDED": True,
+        "CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP": True,
+        "CELERY_BEAT_SCHEDULER": "django_celery_beat.schedulers:DatabaseScheduler",
+    }
+    if broker:
+        config.update(
+            CELERY_BROKER_URL=broker,
+            CELERY_RESULT_BACKEND=env.get("CELERY_RESULT_BACKEND") or broker,
+            CELERY_TASK_ALWAYS_EAGER=False,
+        )
+    else:
+        config.update(
+            CELERY_BROKER_URL=None,
+            CELERY_RESULT_BACKEND=None,
+            CELERY_TASK_ALWAYS_EAGER=True,
+            CELERY_TASK_EAGER_PROPAGATES=True,
+        )
+    return config

@@ -1,0 +1,113 @@
+"""`manage.py demo`: a seeded match of Sette e mezzo between built-in bots, printed hand by hand.
+
+Seats 0 .. N-2 are players and seat N-1 is the first banker (the engine's default dealer).
+The log is printed from `state.log` without knowing its event types in advance: every event is
+shown as `type: key=value ...`.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+GAME = "sette_e_mezzo"
+BOT = "random"
+
+# Event types that open a hand, used when events carry no "hand" number: the first of these that
+# occurs in the log marks the start of every hand.
+HAND_OPENERS = ("hand_start", "new_hand", "start_hand", "hand", "shuffle", "deal")
+
+
+def format_value(value: Any) -> str:
+    """Card lists as "7B KD", nested data compactly, everything else as str()."""
+    if isinstance(value, (list, tuple)):
+        return "[" + " ".join(format_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + " ".join(f"{k}={format_value(v)}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+def format_event(event: dict) -> str:
+    """One log event as plain text: `type: key=value key=value`."""
+    fields = " ".join(f"{key}={format_value(value)}" for key, value in event.items() if key != "type")
+    kind = str(event.get("type", "?"))
+    return f"{kind}: {fields}" if fields else kind
+
+
+def split_hands(log: Sequence[dict]) -> list[list[dict]]:
+    """Group the log into hands: where events carry an integer "hand" field, a hand starts when
+    it changes; otherwise at each event of the first HAND_OPENERS type found in the log. Events
+    before the first hand form a group of their own; a log with no recognisable hands is one group."""
+    numbered = any(isinstance(event.get("hand"), int) for event in log)
+    types = {event.get("type") for event in log}
+    opener = None if numbered else next((t for t in HAND_OPENERS if t in types), None)
+    groups: list[list[dict]] = [[]]
+    current = None
+    for event in log:
+        if numbered:
+            number = event.get("hand")
+            starts = isinstance(number, int) and number != current
+            current = number if isinstance(number, int) else current
+        else:
+            starts = event.get("type") == opener
+        if starts and groups[-1]:
+            groups.append([])
+        groups[-1].append(event)
+    return [group for group in groups if group]
+
+
+def print_match(console: Console, state: Any, bot_names: Sequence[str], *, seed: int,
+                options: dict) -> None:
+    shown = escape(str(options)) if options else "the game's defaults"
+    console.rule(f"[bold]Sette e mezzo[/] seed={seed} seats={len(bot_names)} options: {shown}")
+    hands = split_hands(state.log)
+    for number, events in enumerate(hands, start=1):
+        console.rule(f"Hand {number}" if len(hands) > 1 else "Match", style="cyan")
+        for event in events:
+            kind, _, rest = format_event(event).partition(":")
+            console.print(f"[bold]{escape(kind)}[/]{escape(':' + rest) if rest else ''}", highlight=False)
+    console.print(final_table(state.scores(), state.places(), bot_names))
+
+
+def final_table(scores: Iterable[int], places: Iterable[int], bot_names: Sequence[str]) -> Table:
+    table = Table(title="Final result")
+    table.add_column("Seat", justify="right")
+    table.add_column("Bot")
+    table.add_column("Score (chips)", justify="right")
+    table.add_column("Place", justify="right")
+    last = len(bot_names) - 1
+    for seat, (name, score, place) in enumerate(zip(bot_names, scores, places)):
+        role = f"{name} (first banker)" if seat == last else name
+        table.add_row(str(seat), role, f"{score:+d}", str(place))
+    return table
+
+
+class Command(BaseCommand):
+    help = "Play a seeded Sette e mezzo match between built-in random bots and print it."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+        parser.add_argument("--players", type=int, default=5,
+                            help="participants including the banker, 3-10 (default 5)")
+        parser.add_argument("--hands", type=int, default=None,
+                            help="hands in the match (default: the game's, 10)")
+
+    def handle(self, *args: Any, seed: int, players: int, hands: int | None, **options: Any) -> None:
+        from tournaments import matchplay  # imports engine/ and bots/
+
+        match_options = {} if hands is None else {"hands": hands}
+        bot_names = [BOT] * players
+        state = matchplay.play(GAME, bot_names, seed=seed, options=match_options)
+
+        buffer = io.StringIO()
+        console = Console(file=buffer, force_terminal=self.stdout.isatty(),
+                          width=shutil.get_terminal_size().columns)
+        print_match(console, state, bot_names, seed=seed, options=match_options)
+        self.stdout.write(buffer.getvalue(), ending="")
