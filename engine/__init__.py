@@ -99,3 +99,4 @@ def load(data: Mapping[str, Any]) -> State:
 from . import sette_e_mezzo  # noqa: E402,F401
 from . import stoppa  # noqa: E402,F401
 from . import spacca_il_mazzo  # noqa: E402,F401
+from . import piazza  # noqa: E402,F401
