@@ -1,0 +1,330 @@
+"""Standings and tie-breaks: what an organiser and a player rely on (rules in
+tournaments/standings.py)."""
+
+import json
+import random
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tournaments.standings import (
+    DEFAULT_TIEBREAKS,
+    TIEBREAKS,
+    TableResult,
+    default_points_by_place,
+    standings,
+)
+
+NAMES = {1: "Ann", 2: "Bea", 3: "Carla", 4: "Dan", 5: "Eve", 6: "Fio"}
+
+
+def table(*seats):
+    """table((entrant, place, score), ...) or table((entrant, place), ...)"""
+    return TableResult(
+        tuple(s[0] for s in seats), tuple(s[1] for s in seats), tuple(s[2] if len(s) > 2 else 0 for s in seats)
+    )
+
+
+def duel(winner, loser):
+    return table((winner, 1), (loser, 2))
+
+
+def draw(a, b):
+    return table((a, 1), (b, 1))
+
+
+def rows_by_entrant(rows):
+    return {row.entrant: row for row in rows}
+
+
+# --- match points -------------------------------------------------------------------------
+
+
+def test_two_players_score_one_for_a_win_half_for_a_draw_nothing_for_a_loss():
+    rows = rows_by_entrant(standings([1, 2, 3], [duel(1, 2), draw(2, 3), duel(3, 1)]))
+    assert rows[1].match_points == 1
+    assert rows[2].match_points == Fraction(1, 2)
+    assert rows[3].match_points == Fraction(3, 2)
+
+
+def test_a_four_seat_table_scores_three_two_one_nothing_and_tied_seats_share():
+    rows = rows_by_entrant(standings([1, 2, 3, 4], [table((1, 1), (2, 1), (3, 3), (4, 4))]))
+    assert [rows[e].match_points for e in (1, 2, 3, 4)] == [Fraction(5, 2), Fraction(5, 2), 1, 0]
+    assert default_points_by_place(4) == (3, 2, 1, 0)
+
+
+def test_only_the_order_of_places_matters():
+    dense = standings([1, 2, 3], [table((1, 1), (2, 1), (3, 2))])
+    competition = standings([1, 2, 3], [table((1, 1), (2, 1), (3, 3))])
+    assert dense == competition
+
+
+def test_the_organiser_can_set_the_points_of_each_table_size():
+    points = {3: (4, 2, 0), 2: (3, 0)}
+    rows = rows_by_entrant(standings([1, 2, 3], [table((1, 2), (2, 1), (3, 3)), duel(3, 1)], points_by_place=points))
+    assert [rows[e].match_points for e in (1, 2, 3)] == [2, 4, 3]
+    with pytest.raises(ValueError, match="4 seats"):
+        standings([1, 2, 3, 4], [table((1, 1), (2, 2), (3, 3), (4, 4))], points_by_place=points)
+    with pytest.raises(ValueError, match="2 values"):
+        standings([1, 2, 3], [table((1, 1), (2, 2), (3, 3))], points_by_place=lambda n: (1, 0))
+
+
+def test_a_bye_scores_the_configured_points_and_nothing_else():
+    rows = rows_by_entrant(
+        standings([1, 2, 3], [duel(1, 2)], byes=[3], bye_points=1, tiebreaks=["match_points", "buchholz", "wins"])
+    )
+    assert rows[3].match_points == 1
+    assert rows[3].tiebreak_values == {"match_points": 1, "buchholz": 0, "wins": 0}
+    assert rows[3].game_score == 0
+
+
+def test_by_default_a_bye_is_worth_what_an_average_player_expects_at_a_table():
+    four = table((1, 1), (2, 2), (3, 3), (4, 4))
+    rows = rows_by_entrant(standings([1, 2, 3, 4, 5], [four], byes=[5, 5]))
+    assert rows[5].match_points == 2 * Fraction(3, 2)  # (3 + 2 + 1 + 0) / 4, twice
+    assert rows_by_entrant(standings([1, 2, 3], [duel(1, 2)], byes=[3]))[3].match_points == Fraction(1, 2)
+
+
+def test_one_list_of_points_serves_smaller_tables_with_its_last_values():
+    results = [table((1, 1), (2, 2), (3, 3), (4, 4)), table((5, 1), (6, 2), (7, 3))]
+    rows = rows_by_entrant(standings(range(1, 8), results, points_by_place=[5, 3, 1, 0]))
+    assert [rows[e].match_points for e in (1, 5, 6, 7)] == [5, 3, 1, 0]
+    with pytest.raises(ValueError, match="2 places"):
+        standings([1, 2, 3], [table((1, 1), (2, 2), (3, 3))], points_by_place=[1, 0])
+
+
+def test_a_seat_without_a_score_counts_nothing_towards_game_score():
+    rows = rows_by_entrant(standings([1, 2], [TableResult((1, 2), (2, 1), (None, 31))]))
+    assert (rows[1].game_score, rows[2].game_score) == (0, 31)
+
+
+def test_an_entrant_without_results_is_listed_with_nothing():
+    rows = rows_by_entrant(standings([1, 2, 9], [duel(1, 2)], tiebreaks=["match_points"]))
+    assert (rows[9].match_points, rows[9].game_score, rows[9].rank) == (0, 0, 2)
+    assert rows[9].tiebreak_values == {"match_points": 0}
+
+
+# --- tie-breaks ---------------------------------------------------------------------------
+
+
+def test_game_score_adds_the_points_taken_in_the_games():
+    rows = rows_by_entrant(standings([1, 2], [table((1, 1, 41), (2, 2, 39)), table((1, 2, 30), (2, 1, 50))]))
+    assert (rows[1].game_score, rows[2].game_score) == (71, 89)
+    assert [r.entrant for r in standings([1, 2], [table((1, 1, 41), (2, 2, 39)), table((1, 2, 30), (2, 1, 50))])] == [
+        2,
+        1,
+    ]
+
+
+def test_buchholz_counts_every_opponent_met_at_a_multi_seat_table():
+    results = [table((1, 1), (2, 2), (3, 3)), table((4, 1), (5, 2), (1, 3))]
+    rows = rows_by_entrant(standings([1, 2, 3, 4, 5], results, tiebreaks=["buchholz"]))
+    points = {1: 2, 2: 1, 3: 0, 4: 2, 5: 1}
+    assert rows[1].tiebreak_values["buchholz"] == points[2] + points[3] + points[4] + points[5]
+    assert rows[3].tiebreak_values["buchholz"] == points[1] + points[2]
+
+
+def test_buchholz_cut1_drops_the_weakest_opponent():
+    results = [table((1, 1), (2, 2), (3, 3)), table((4, 1), (5, 2), (1, 3))]
+    rows = rows_by_entrant(standings([1, 2, 3, 4, 5], results, tiebreaks=["buchholz", "buchholz_cut1"]))
+    assert rows[1].tiebreak_values["buchholz_cut1"] == rows[1].tiebreak_values["buchholz"] - 0
+
+
+def test_sonneborn_berger_is_classic_for_two_players():
+    # 1 beats 2, draws 3, loses to 4; opponents end on 2: 1 (+ its other games), etc.
+    results = [duel(1, 2), draw(1, 3), duel(4, 1), duel(2, 3), duel(2, 4), draw(3, 4)]
+    rows = rows_by_entrant(standings([1, 2, 3, 4], results, tiebreaks=["sonneborn_berger"]))
+    mp = {e: rows[e].match_points for e in rows}
+    assert rows[1].tiebreak_values["sonneborn_berger"] == mp[2] + mp[3] / 2
+
+
+def test_sonneborn_berger_weighs_each_opponent_by_the_pairwise_result_at_the_table():
+    results = [table((1, 2), (2, 1), (3, 2), (4, 4))]
+    rows = rows_by_entrant(standings([1, 2, 3, 4], results, tiebreaks=["sonneborn_berger"]))
+    mp = {e: rows[e].match_points for e in rows}
+    # Behind 2 (0), level with 3 (½), ahead of 4 (1).
+    assert rows[1].tiebreak_values["sonneborn_berger"] == mp[3] / 2 + mp[4]
+
+
+def test_head_to_head_decides_between_exactly_two_tied_entrants():
+    # 1 and 2 end level on points; 1 beat 2.
+    results = [duel(1, 2), duel(2, 3), duel(3, 1), duel(2, 4), duel(1, 4), duel(4, 3)]
+    rows = standings([1, 2, 3, 4], results, tiebreaks=["match_points", "head_to_head"], names=NAMES)
+    assert [(r.entrant, r.rank) for r in rows[:2]] == [(1, 1), (2, 2)]
+    assert rows[0].tiebreak_values["head_to_head"] == 1
+    assert "ahead of Bea on head-to-head 1–0 (level on match points 2)" in rows[0].explanation
+
+
+def test_head_to_head_does_not_apply_to_three_tied_entrants():
+    # A cycle: each pair has a decisive game, which would split them if head-to-head applied.
+    results = [duel(1, 2), duel(2, 3), duel(3, 1)]
+    rows = standings([1, 2, 3], results, tiebreaks=["match_points", "head_to_head"])
+    assert [r.rank for r in rows] == [1, 1, 1]
+    assert all(r.tiebreak_values["head_to_head"] is None for r in rows)
+
+
+def test_head_to_head_leaves_two_who_never_met_tied():
+    rows = standings([1, 2, 3, 4], [duel(1, 3), duel(2, 4)], tiebreaks=["match_points", "head_to_head"])
+    assert [r.rank for r in rows] == [1, 1, 3, 3]
+
+
+def test_wins_count_only_outright_first_places():
+    results = [table((1, 1), (2, 1), (3, 3)), table((1, 1), (2, 2), (3, 3))]
+    rows = rows_by_entrant(standings([1, 2, 3], results, tiebreaks=["wins"]))
+    assert [rows[e].tiebreak_values["wins"] for e in (1, 2, 3)] == [1, 0, 0]
+
+
+def test_tie_breaks_apply_in_the_configured_order():
+    # 1 and 2 both on 1 point: 1 has more game score, 2 beat a stronger opponent.
+    results = [table((1, 1, 90), (3, 2, 0)), table((2, 1, 10), (4, 2, 0)), draw(4, 3), duel(4, 5)]
+    first = [r.entrant for r in standings([1, 2, 3, 4, 5], results, tiebreaks=["match_points", "game_score", "buchholz"])]
+    second = [r.entrant for r in standings([1, 2, 3, 4, 5], results, tiebreaks=["match_points", "buchholz", "game_score"])]
+    assert first.index(1) < first.index(2)
+    assert second.index(2) < second.index(1)
+
+
+def test_entrants_still_tied_share_the_rank_and_the_next_rank_is_skipped():
+    rows = standings([1, 2, 3, 4], [duel(1, 2), duel(3, 4), duel(2, 4)], tiebreaks=["match_points"], names=NAMES)
+    assert [(r.entrant, r.rank) for r in rows] == [(1, 1), (2, 1), (3, 1), (4, 4)]
+    assert rows[0].explanation == "=1st: tied with Bea and Carla after every tie-break (match points 1); ahead of Dan on match points 1 vs 0."
+    assert rows[3].explanation == "4th: behind Carla on match points 0 vs 1."
+
+
+def test_the_explanation_names_the_neighbour_and_the_deciding_tie_break():
+    results = [table((1, 1), (3, 2)), table((2, 1), (4, 2)), duel(4, 3), duel(1, 2)]
+    rows = standings([1, 2, 3, 4], results, tiebreaks=["match_points", "buchholz"], names=NAMES)
+    by = rows_by_entrant(rows)
+    assert by[2].rank == 2 and by[4].rank == 3
+    assert "behind Ann on match points 1 vs 2" in by[2].explanation
+    assert "ahead of Dan on Buchholz 3 vs 1 (level on match points 1)" in by[2].explanation
+    assert rows[-1].explanation.startswith("4th: behind")
+
+
+@pytest.mark.parametrize("tiebreaks", [["match_points", "random"], ["buchholz", "buchholz"], "match_points"])
+def test_an_unknown_or_repeated_tie_break_is_a_clear_error(tiebreaks):
+    with pytest.raises(ValueError):
+        standings([1, 2], [duel(1, 2)], tiebreaks=tiebreaks)
+
+
+@pytest.mark.parametrize(
+    "results",
+    [
+        [duel(1, 7)],  # 7 is not an entrant
+        [table((1, 1))],  # one seat: that is a bye
+        [table((1, 1), (1, 2))],  # one entrant in two seats
+        [table((1, 0), (2, 1))],  # places start at 1
+        [TableResult((1, 2), (1,))],  # one place per seat
+        [table((1, 1, "40"), (2, 2))],  # a score must be a number
+    ],
+)
+def test_a_result_that_cannot_be_scored_is_refused(results):
+    with pytest.raises(ValueError):
+        standings([1, 2], results)
+
+
+def test_rows_are_json_ready_and_exact():
+    results = [table((1, 1), (2, 1), (3, 1)), duel(1, 2)]
+    rows = standings([1, 2, 3], results, points_by_place={3: (1, 0, 0), 2: (1, 0)})
+    data = json.loads(json.dumps([r.to_json() for r in rows]))
+    by = {row["entrant"]: row for row in data}
+    assert by[3]["match_points"] == "1/3"  # thirds are not exact as floats
+    assert by[2]["match_points"] == "1/3" and by[1]["match_points"] == "4/3"
+
+
+# --- properties over random tournaments ---------------------------------------------------
+
+
+def random_tournament(rng: random.Random):
+    entrants = rng.sample(range(1, 1000), rng.randint(2, 24))
+    results, byes = [], []
+    for _ in range(rng.randint(0, 8)):  # rounds
+        pool = entrants[:]
+        rng.shuffle(pool)
+        size = rng.randint(2, 6)
+        while len(pool) >= 2:
+            seats, pool = pool[:size], pool[size:]
+            if len(seats) == 1:
+                byes.append(seats[0])
+                continue
+            results.append(table(*[(e, rng.randint(1, len(seats)), rng.randint(0, 60)) for e in seats]))
+        byes.extend(pool)
+    return entrants, results, byes
+
+
+SETTINGS = settings(max_examples=100, deadline=None)
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False), st.permutations(TIEBREAKS))
+def test_ranks_are_competition_ranks_in_row_order(rng, tiebreaks):
+    entrants, results, byes = random_tournament(rng)
+    rows = standings(entrants, results, byes=byes, bye_points=1, tiebreaks=tiebreaks)
+    assert sorted(r.entrant for r in rows) == sorted(entrants)
+    for index, row in enumerate(rows):
+        assert row.rank == 1 + sum(1 for other in rows if other.rank < row.rank)
+        assert row.rank <= index + 1
+    assert [r.rank for r in rows] == sorted(r.rank for r in rows)
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False), st.permutations([t for t in TIEBREAKS if t != "head_to_head"]))
+def test_without_head_to_head_rows_are_ordered_by_the_tie_break_values_in_turn(rng, tiebreaks):
+    entrants, results, byes = random_tournament(rng)
+    rows = standings(entrants, results, byes=byes, bye_points=1, tiebreaks=tiebreaks)
+    keys = [tuple(r.tiebreak_values[t] for t in tiebreaks) for r in rows]
+    for upper, lower, a, b in zip(rows, rows[1:], keys, keys[1:]):
+        assert a >= b
+        assert (upper.rank == lower.rank) == (a == b)
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False))
+def test_the_order_of_results_and_entrants_changes_nothing(rng):
+    entrants, results, byes = random_tournament(rng)
+    shuffled_results, shuffled_entrants = results[:], entrants[:]
+    rng.shuffle(shuffled_results)
+    rng.shuffle(shuffled_entrants)
+    assert standings(shuffled_entrants, shuffled_results, byes=byes[::-1], bye_points=1) == standings(
+        entrants, results, byes=byes, bye_points=1
+    )
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False))
+def test_every_point_awarded_is_accounted_for(rng):
+    entrants, results, byes = random_tournament(rng)
+    rows = standings(entrants, results, byes=byes, bye_points=Fraction(3, 2), tiebreaks=["match_points", "buchholz"])
+    awarded = sum(Fraction(sum(default_points_by_place(len(r.seats)))) for r in results) + Fraction(3, 2) * len(byes)
+    assert sum(r.match_points for r in rows) == awarded
+    # Buchholz hands each entrant's points to everyone who met it, once per opponent per table.
+    meetings = {e: 0 for e in entrants}
+    for r in results:
+        for entrant in r.seats:
+            meetings[entrant] += len(r.seats) - 1
+    assert sum(r.tiebreak_values["buchholz"] for r in rows) == sum(r.match_points * meetings[r.entrant] for r in rows)
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False))
+def test_sonneborn_berger_never_exceeds_buchholz(rng):
+    entrants, results, byes = random_tournament(rng)
+    rows = standings(entrants, results, byes=byes, bye_points=1, tiebreaks=["buchholz", "sonneborn_berger"])
+    assert all(r.tiebreak_values["sonneborn_berger"] <= r.tiebreak_values["buchholz"] for r in rows)
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False))
+def test_every_explanation_names_its_ordinal_and_its_neighbours(rng):
+    entrants, results, byes = random_tournament(rng)
+    rows = standings(entrants, results, byes=byes, bye_points=1, tiebreaks=DEFAULT_TIEBREAKS)
+    json.dumps([r.to_json() for r in rows])
+    for index, row in enumerate(rows):
+        tied = sum(1 for other in rows if other.rank == row.rank) > 1
+        assert row.explanation.startswith(("=" if tied else "") + str(row.rank))
+        assert ("tied with" in row.explanation) == tied
+        if rows[0].rank < row.rank:
+            assert "behind #" in row.explanation
+        if row.rank < rows[-1].rank:
+            assert "ahead of #" in row.explanation

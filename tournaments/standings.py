@@ -1,0 +1,403 @@
+"""Standings: match points per table, then an ordered list of tie-breaks, with the reason for
+every rank.
+
+Rules:
+
+* **Match points.** A table of N seats awards ``points_by_place(N)[k]`` to the seat in position
+  k (0 = first); ``points_by_place`` is a function of N, a mapping from N, or one list for the
+  tournament's table size, of which a smaller table uses the last N values ((3, 2, 1, 0) gives
+  (2, 1, 0) at three seats: the same as N − place). Seats that share a place share the points of the positions they occupy, evenly:
+  two seats tied for first at a 4-seat table with the default (3, 2, 1, 0) get 2½ each. The
+  default is N − place: (1, 0) at two seats, so a win is 1, a draw ½ and a loss 0; (3, 2, 1, 0)
+  at four. Only the order of places matters (1, 1, 3 and 1, 1, 2 score alike).
+* **Byes** (``byes``: one entrant id per bye awarded) score ``bye_points``, no game score, no
+  opponent and no win. By default a bye is worth the average points of a table of the largest
+  size played (½ at two seats, 1½ at four): what an average player expects, so sitting out
+  neither helps nor hurts; an organiser who wants a bye to count as a win says so.
+* **Tie-breaks**, applied in the configured order, each only among entrants still tied:
+
+  - ``match_points``: the points above.
+  - ``game_score``: the sum of the entrant's scores in the games themselves.
+  - ``buchholz``: the sum of the final match points of every opponent met, counted once per
+    table shared (at a multi-seat table every other seat is an opponent).
+  - ``buchholz_cut1``: Buchholz without its single lowest opponent.
+  - ``sonneborn_berger``: the sum over every opponent met of (pairwise result × the opponent's
+    match points), the pairwise result being 1 if the entrant finished ahead of that opponent,
+    ½ if level, 0 if behind. At two seats this is classic Sonneborn-Berger (a win counts the
+    opponent's points in full, a draw half).
+  - ``head_to_head``: only when exactly two entrants are tied: the one with the better pairwise
+    score over the tables they shared ranks ahead (never met, or level: still tied).
+  - ``wins``: tables won outright (sole first place).
+
+  Higher is better for every one. Entrants still tied after the last tie-break share the rank
+  (competition ranking: 1, 2, 2, 4). Numbers are exact (``Fraction``); ``StandingRow.to_json``
+  writes an integer, a float when exact in binary (halves, quarters) or else the string "p/q".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any, Union
+
+EntrantId = int
+Number = Union[int, Fraction]
+
+MATCH_POINTS = "match_points"
+GAME_SCORE = "game_score"
+BUCHHOLZ = "buchholz"
+BUCHHOLZ_CUT1 = "buchholz_cut1"
+SONNEBORN_BERGER = "sonneborn_berger"
+HEAD_TO_HEAD = "head_to_head"
+WINS = "wins"
+
+TIEBREAKS = (MATCH_POINTS, GAME_SCORE, BUCHHOLZ, BUCHHOLZ_CUT1, SONNEBORN_BERGER, HEAD_TO_HEAD, WINS)
+DEFAULT_TIEBREAKS = (MATCH_POINTS, BUCHHOLZ, SONNEBORN_BERGER, HEAD_TO_HEAD, GAME_SCORE, WINS)
+
+LABELS = {
+    MATCH_POINTS: "match points",
+    GAME_SCORE: "game score",
+    BUCHHOLZ: "Buchholz",
+    BUCHHOLZ_CUT1: "Buchholz cut 1",
+    SONNEBORN_BERGER: "Sonneborn-Berger",
+    HEAD_TO_HEAD: "head-to-head",
+    WINS: "wins",
+}
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """A finished table of two or more seats, in seat order: who sat there, their places (1
+    first; equal places tie) and their scores in the game itself (for ``game_score``; empty, or
+    None for one seat, means none recorded)."""
+
+    seats: tuple[EntrantId, ...]
+    places: tuple[int, ...]
+    scores: tuple[Number, ...] = ()
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """One entrant's line: rank (shared when tied), its points, the value of every configured
+    tie-break (``head_to_head`` is None unless it was applied to this entrant), and why it ranks
+    where it does."""
+
+    entrant: EntrantId
+    rank: int
+    match_points: Fraction
+    game_score: Fraction
+    tiebreak_values: dict[str, Fraction | int | None] = field(hash=False)
+    explanation: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "entrant": self.entrant,
+            "rank": self.rank,
+            "match_points": json_number(self.match_points),
+            "game_score": json_number(self.game_score),
+            "tiebreak_values": {k: None if v is None else json_number(v) for k, v in self.tiebreak_values.items()},
+            "explanation": self.explanation,
+        }
+
+
+def default_points_by_place(seats: int) -> tuple[int, ...]:
+    """N − place: (1, 0) for two seats, (3, 2, 1, 0) for four."""
+    return tuple(range(seats - 1, -1, -1))
+
+
+PointsByPlace = Union[Callable[[int], Sequence[Number]], Mapping[int, Sequence[Number]], Sequence[Number]]
+
+
+def standings(
+    entrants: Sequence[EntrantId],
+    results: Sequence[TableResult],
+    *,
+    byes: Sequence[EntrantId] = (),
+    points_by_place: PointsByPlace = default_points_by_place,
+    bye_points: Number | None = None,
+    tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
+    names: Mapping[EntrantId, str] | None = None,
+) -> list[StandingRow]:
+    """Rank ``entrants`` on ``results`` (see the module docstring for every rule).
+
+    ``points_by_place`` is a function of the table size, a mapping from table size to the
+    points of each position, or one list (see the module docstring). ``names`` labels entrants in explanations (default "#id"). Rows
+    come best first; entrants sharing a rank come in ascending id order.
+    """
+    _check_tiebreaks(tiebreaks)
+    order = list(entrants)
+    if len(set(order)) != len(order):
+        raise ValueError("an entrant is listed twice")
+    tally = _Tally(order)
+    points_for = _points_table(points_by_place)
+    for result in results:
+        tally.add_table(result, points_for)
+    if byes:
+        if bye_points is None:
+            largest = max((len(result.seats) for result in results), default=2)
+            bye_value = sum(points_for(largest), Fraction(0)) / largest
+        else:
+            bye_value = _exact(bye_points, "bye_points")
+        for entrant in byes:
+            tally.add_bye(entrant, bye_value)
+
+    values = {name: tally.values(name) for name in tiebreaks if name != HEAD_TO_HEAD}
+    head_to_head: dict[EntrantId, Fraction] = {}
+    # Split the tied groups one tie-break at a time; snapshots[t][e] is e's group after step t,
+    # so the tie-break that separated two neighbours is the first step where their groups differ.
+    groups = [sorted(order)]
+    snapshots: list[dict[EntrantId, int]] = []
+    for name in tiebreaks:
+        split: list[list[EntrantId]] = []
+        for group in groups:
+            if name == HEAD_TO_HEAD:
+                split.extend(_split_head_to_head(group, tally, head_to_head))
+            else:
+                split.extend(_split_by(group, values[name]))
+        groups = split
+        snapshots.append({e: index for index, group in enumerate(groups) for e in group})
+
+    label = (lambda e: names.get(e, f"#{e}")) if names else (lambda e: f"#{e}")
+    ranked = [e for group in groups for e in group]
+    rank_of: dict[EntrantId, int] = {}
+    position = 1
+    for group in groups:
+        for e in group:
+            rank_of[e] = position
+        position += len(group)
+
+    def reason(mine: EntrantId, theirs: EntrantId) -> str:
+        """'on Buchholz 14 vs 12 (level on match points 7)': the step that separated them,
+        this entrant's value first."""
+        level = []
+        for step, name in enumerate(tiebreaks):
+            if snapshots[step][mine] != snapshots[step][theirs]:
+                if name == HEAD_TO_HEAD:
+                    shown = f"{_fmt(head_to_head[mine])}–{_fmt(head_to_head[theirs])}"
+                else:
+                    shown = f"{_fmt(values[name][mine])} vs {_fmt(values[name][theirs])}"
+                text = f"on {LABELS[name]} {shown}"
+                return f"{text} (level on {', '.join(level)})" if level else text
+            if name != HEAD_TO_HEAD:
+                level.append(f"{LABELS[name]} {_fmt(values[name][mine])}")
+        raise AssertionError("neighbours of different rank were never separated")
+
+    def level_on(e: EntrantId) -> str:
+        shown = [f"{LABELS[n]} {_fmt(values[n][e])}" for n in tiebreaks if n != HEAD_TO_HEAD]
+        return f" ({', '.join(shown)})" if shown else ""
+
+    rows = []
+    for index, e in enumerate(ranked):
+        rank = rank_of[e]
+        tied = [other for other in ranked if rank_of[other] == rank and other != e]
+        parts = []
+        if tied:
+            parts.append(f"tied with {_join(label(t) for t in tied)} after every tie-break{level_on(e)}")
+        above = next((o for o in reversed(ranked[:index]) if rank_of[o] < rank), None)
+        below = next((o for o in ranked[index + 1 :] if rank_of[o] > rank), None)
+        if above is not None:
+            # Any entrant of the group just above: they all share its values.
+            parts.append(f"behind {label(above)} {reason(e, above)}")
+        if below is not None:
+            parts.append(f"ahead of {label(below)} {reason(e, below)}")
+        if not parts:
+            parts.append("the only entrant")
+        prefix = "=" if tied else ""
+        tiebreak_values: dict[str, Fraction | int | None] = {}
+        for name in tiebreaks:
+            tiebreak_values[name] = head_to_head.get(e) if name == HEAD_TO_HEAD else values[name][e]
+        rows.append(
+            StandingRow(
+                entrant=e,
+                rank=rank,
+                match_points=tally.points[e],
+                game_score=tally.score[e],
+                tiebreak_values=tiebreak_values,
+                explanation=f"{prefix}{_ordinal(rank)}: {'; '.join(parts)}.",
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class _Seat:
+    entrant: EntrantId
+    place: int
+    score: Number
+
+
+class _Tally:
+    """Everything the tie-breaks need, gathered in one pass over the results."""
+
+    def __init__(self, entrants: Sequence[EntrantId]) -> None:
+        self.points = {e: Fraction(0) for e in entrants}
+        self.score = {e: Fraction(0) for e in entrants}
+        self.wins = dict.fromkeys(entrants, 0)
+        # (opponent, pairwise result 1 / ½ / 0) for every opponent at every table played.
+        self.met: dict[EntrantId, list[tuple[EntrantId, Fraction]]] = {e: [] for e in entrants}
+
+    def _known(self, entrant: EntrantId) -> None:
+        if entrant not in self.points:
+            raise ValueError(f"entrant {entrant} has a result but is not among the entrants")
+
+    def add_bye(self, entrant: EntrantId, points: Fraction) -> None:
+        self._known(entrant)
+        self.points[entrant] += points
+
+    def add_table(self, table: TableResult, points_for: Callable[[int], tuple[Fraction, ...]]) -> None:
+        players = list(table.seats)
+        if len(players) < 2:
+            raise ValueError(f"a table needs two or more seats, got {len(players)}: record a single seat as a bye")
+        if len(table.places) != len(players) or len(table.scores) not in (0, len(players)):
+            raise ValueError(f"table {players}: one place (and one score, if any) per seat")
+        scores = table.scores or (0,) * len(players)
+        # A seat with no recorded score (a forfeit) counts nothing towards game score.
+        seats = [_Seat(e, pl, 0 if sc is None else sc) for e, pl, sc in zip(players, table.places, scores)]
+        if len(set(players)) != len(players):
+            raise ValueError(f"an entrant sits twice at one table: {players}")
+        for seat in seats:
+            self._known(seat.entrant)
+            if isinstance(seat.place, bool) or not isinstance(seat.place, int) or seat.place < 1:
+                raise ValueError(f"entrant {seat.entrant}: place must be a whole number ≥ 1, not {seat.place!r}")
+        points = points_for(len(seats))
+        ordered = sorted(seats, key=lambda seat: seat.place)
+        start = 0
+        while start < len(ordered):
+            end = start
+            while end < len(ordered) and ordered[end].place == ordered[start].place:
+                end += 1
+            share = sum(points[start:end], Fraction(0)) / (end - start)
+            for seat in ordered[start:end]:
+                self.points[seat.entrant] += share
+                if start == 0 and end == 1:
+                    self.wins[seat.entrant] += 1
+            start = end
+        for seat in seats:
+            self.score[seat.entrant] += _exact(seat.score, f"entrant {seat.entrant}'s score")
+            for other in seats:
+                if other is not seat:
+                    result = 1 if seat.place < other.place else Fraction(1, 2) if seat.place == other.place else 0
+                    self.met[seat.entrant].append((other.entrant, Fraction(result)))
+
+    def values(self, name: str) -> dict[EntrantId, Fraction | int]:
+        if name == MATCH_POINTS:
+            return dict(self.points)
+        if name == GAME_SCORE:
+            return dict(self.score)
+        if name == WINS:
+            return dict(self.wins)
+        if name == BUCHHOLZ:
+            return {e: sum((self.points[o] for o, _ in met), Fraction(0)) for e, met in self.met.items()}
+        if name == BUCHHOLZ_CUT1:
+            return {
+                e: sum((self.points[o] for o, _ in met), Fraction(0)) - min((self.points[o] for o, _ in met), default=0)
+                for e, met in self.met.items()
+            }
+        if name == SONNEBORN_BERGER:
+            return {e: sum((r * self.points[o] for o, r in met), Fraction(0)) for e, met in self.met.items()}
+        raise AssertionError(name)
+
+    def pairwise(self, a: EntrantId, b: EntrantId) -> tuple[Fraction, Fraction, int]:
+        """(a's pairwise score against b, b's against a, tables shared)."""
+        mine = [r for o, r in self.met[a] if o == b]
+        return sum(mine, Fraction(0)), sum((1 - r for r in mine), Fraction(0)), len(mine)
+
+
+def _split_by(group: list[EntrantId], value: Mapping[EntrantId, Any]) -> list[list[EntrantId]]:
+    """Split a tied group by one tie-break, best first; equal values stay together (id order)."""
+    if len(group) == 1:
+        return [group]
+    ordered = sorted(group, key=lambda e: (-value[e], e))
+    split = [[ordered[0]]]
+    for e in ordered[1:]:
+        if value[e] == value[split[-1][-1]]:
+            split[-1].append(e)
+        else:
+            split.append([e])
+    return split
+
+
+def _split_head_to_head(
+    group: list[EntrantId], tally: _Tally, recorded: dict[EntrantId, Fraction]
+) -> list[list[EntrantId]]:
+    if len(group) != 2:
+        return [group]
+    a, b = group
+    score_a, score_b, shared = tally.pairwise(a, b)
+    if not shared:
+        return [group]
+    recorded[a], recorded[b] = score_a, score_b
+    if score_a == score_b:
+        return [group]
+    return [[a], [b]] if score_a > score_b else [[b], [a]]
+
+
+def _check_tiebreaks(tiebreaks: Sequence[str]) -> None:
+    if isinstance(tiebreaks, str):
+        raise ValueError("tiebreaks is a list of names, not one string")
+    for name in tiebreaks:
+        if name not in TIEBREAKS:
+            raise ValueError(f"unknown tie-break {name!r}; known: {', '.join(TIEBREAKS)}")
+    if len(set(tiebreaks)) != len(tiebreaks):
+        raise ValueError(f"a tie-break is listed twice: {list(tiebreaks)}")
+
+
+def _points_table(points_by_place: PointsByPlace) -> Callable[[int], tuple[Fraction, ...]]:
+    cache: dict[int, tuple[Fraction, ...]] = {}
+
+    def points_for(seats: int) -> tuple[Fraction, ...]:
+        if seats not in cache:
+            if isinstance(points_by_place, Mapping):
+                if seats not in points_by_place:
+                    raise ValueError(f"points_by_place has no points for a table of {seats} seats")
+                row = points_by_place[seats]
+            elif callable(points_by_place):
+                row = points_by_place(seats)
+            else:
+                if seats > len(points_by_place):
+                    raise ValueError(f"points_by_place lists {len(points_by_place)} places, a table has {seats} seats")
+                row = list(points_by_place)[len(points_by_place) - seats :]
+            if len(row) != seats:
+                raise ValueError(f"points_by_place gives {len(row)} values for a table of {seats} seats")
+            cache[seats] = tuple(_exact(p, "points_by_place") for p in row)
+        return cache[seats]
+
+    return points_for
+
+
+def _exact(value: Any, what: str) -> Fraction:
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, Decimal)):
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    # A float is read as the decimal it prints as (0.1 is 1/10), not its binary expansion.
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+def json_number(value: Fraction | int) -> int | float | str:
+    """An integer, a float when exact in binary (½, ¼, ...), otherwise the exact "p/q"."""
+    value = Fraction(value)
+    if value.denominator == 1:
+        return value.numerator
+    if value.denominator & (value.denominator - 1) == 0:
+        return float(value)
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _fmt(value: Fraction | int) -> str:
+    value = Fraction(value)
+    if value.denominator == 1:
+        return str(value.numerator)
+    if value.denominator & (value.denominator - 1) == 0 or value.denominator in (5, 10, 20, 25, 50, 100):
+        return f"{float(value):g}"
+    return f"{value.numerator}/{value.denominator}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _join(labels: Any) -> str:
+    labels = list(labels)
+    return labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
