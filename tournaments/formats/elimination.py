@@ -1,0 +1,249 @@
+"""Single and double elimination for two-seat games.
+
+The bracket has P = the next power of two ≥ n places, filled in the standard seeding order
+(1 v P, then 1's half holds 4 and 5 ... so seeds 1 and 2 can only meet in the final, 1-4 only
+in the semi-finals); the P - n missing seeds are byes, which therefore fall to the top seeds.
+Round 1's tables are issued in seed order of their better seed (seed b+1 v seed n, b+2 v n-1,
+...), the better seed in seat 0, after the byes given in seed order; later rounds read the bracket
+back from round 1's result, so the service must return round 1's tables and byes in the order
+they were issued. Later rounds match results to tables by their entrants.
+
+A table's winner is the entrant with the better place; on a shared place, the higher score; then
+the better seed. An entrant who withdraws loses their next table by walkover: the opponent goes
+through with a bye.
+
+Double elimination: a loser drops to the losers' bracket; a second loss eliminates. Each format
+round plays one winners' round and one losers' round side by side: losers' round 1 pairs the
+losers of winners' round 1; even losers' rounds pair the survivors with the losers dropping from
+the next winners' round (in reverse order every other time, so recent opponents do not meet
+again at once); odd ones pair survivors among themselves. The grand final sets the winners'
+champion against the losers' champion; with ``bracket_reset`` (default on) a second final is
+played when the losers' champion wins the first, so nobody is eliminated with a single loss.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from .base import EntrantId, Format, Round, RoundResult, Table, TableResult, check_bool
+
+Slot = EntrantId | None
+
+
+def seeding_positions(size: int) -> list[int]:
+    """Seeds (1-based) in bracket order for a bracket of ``size`` (a power of two):
+    [1, 8, 4, 5, 2, 7, 3, 6] for 8."""
+    order = [1]
+    while len(order) < size:
+        total = 2 * len(order) + 1
+        order = [s for seed in order for s in (seed, total - seed)]
+    return order
+
+
+def bracket_size(n: int) -> int:
+    return 1 << max(0, math.ceil(math.log2(n))) if n > 1 else 1
+
+
+def round_one(seeds: Sequence[EntrantId]) -> tuple[list[Slot], Round]:
+    """The bracket slots and the first round for entrants in seed order."""
+    n = len(seeds)
+    size = bracket_size(n)
+    slots: list[Slot] = [seeds[s - 1] if s <= n else None for s in seeding_positions(size)]
+    n_byes = size - n
+    byes = tuple(seeds[:n_byes])
+    tables = []
+    for s in range(n_byes + 1, size // 2 + 1):
+        tables.append(Table(seats=(seeds[s - 1], seeds[size - s]),
+                            notes=(f"seed {s} v seed {size + 1 - s}",)))
+    notes = [f"bye: {e} (seed {i + 1}; {n} entrants in a bracket of {size})"
+             for i, e in enumerate(byes)]
+    return slots, Round(number=1, tables=tuple(tables), byes=byes, notes=tuple(notes))
+
+
+def seeds_from_round_one(first: RoundResult) -> list[EntrantId]:
+    """Inverse of ``round_one``: the seed order from its issued tables and byes."""
+    upper = [t.seats[0] for t in first.tables]
+    lower = [t.seats[1] for t in first.tables]
+    return list(first.byes) + upper + lower[::-1]
+
+
+def table_winner(result: TableResult, seed: dict[EntrantId, int]) -> tuple[EntrantId, EntrantId]:
+    """(winner, loser): better place, then higher score, then better seed."""
+    ranked = sorted(zip(result.seats, result.places, result.scores),
+                    key=lambda r: (r[1], -r[2], seed.get(r[0], len(seed))))
+    return ranked[0][0], ranked[1][0]
+
+
+Play = Callable[[Slot, Slot, str], tuple[Slot, Slot]]
+
+
+def resolver(result: RoundResult, seed: dict[EntrantId, int]) -> Play:
+    """Decide each bracket pairing of a played round from its result."""
+    by_entrant = {e: t for t in result.tables for e in t.seats}
+    went_through = set(result.byes)
+
+    def play(a: Slot, b: Slot, label: str) -> tuple[Slot, Slot]:
+        table = by_entrant.get(a) if a is not None else None
+        table = table or (by_entrant.get(b) if b is not None else None)
+        if table is not None:
+            return table_winner(table, seed)
+        for x, y in ((a, b), (b, a)):
+            if x is not None and x in went_through:
+                return x, y
+        return None, None  # both gone
+
+    return play
+
+
+def issuer(present: set[EntrantId], seed: dict[EntrantId, int]
+           ) -> tuple[Play, list[Table], list[EntrantId], list[str]]:
+    """A ``Play`` that issues tables for a round to come; returns placeholders."""
+    tables: list[Table] = []
+    byes: list[EntrantId] = []
+    notes: list[str] = []
+
+    def play(a: Slot, b: Slot, label: str) -> tuple[Slot, Slot]:
+        a = a if a in present else None
+        b = b if b in present else None
+        if a is not None and b is not None:
+            x, y = sorted((a, b), key=lambda e: seed.get(e, len(seed)))
+            tables.append(Table(seats=(x, y), notes=(label,)))
+        elif a is not None or b is not None:
+            e = a if a is not None else b
+            byes.append(e)
+            notes.append(f"bye: {e} ({label}: no opponent left)")
+        return None, None
+
+    return play, tables, byes, notes
+
+
+def pair_up(slots: list[Slot], play: Play, label: str) -> tuple[list[Slot], list[Slot]]:
+    winners, losers = [], []
+    for i in range(0, len(slots), 2):
+        w, l = play(slots[i], slots[i + 1], label)
+        winners.append(w)
+        losers.append(l)
+    return winners, losers
+
+
+@dataclass(frozen=True)
+class SingleElimination(Format):
+    """Knockout for two seats; the loser of each table is out."""
+
+    name = "single_elimination"
+
+    def planned_rounds(self, n_entrants: int) -> int | None:
+        return max(0, math.ceil(math.log2(n_entrants))) if n_entrants > 1 else 0
+
+    def _next_round(self, entrants, history, rng):
+        if not history:
+            if len(entrants) < 2:
+                return None
+            return round_one(entrants)[1]
+        seeds = seeds_from_round_one(history[0])
+        seed = {e: i for i, e in enumerate(seeds)}
+        slots = round_one(seeds)[0]
+        for rnd in history:
+            slots, _ = pair_up(slots, resolver(rnd, seed), "")
+        if len(slots) == 1:
+            return None
+        play, tables, byes, notes = issuer(set(entrants), seed)
+        label = {2: "final", 4: "semi-final", 8: "quarter-final"}.get(
+            len(slots), f"round of {len(slots)}")
+        pair_up(slots, play, label)
+        if not tables and len(byes) <= 1:
+            return None  # walkovers left a single entrant: the stage is over
+        return Round(number=len(history) + 1, tables=tuple(tables), byes=tuple(byes),
+                     notes=tuple(notes) + (label,))
+
+
+@dataclass
+class _Double:
+    """The state of a double-elimination bracket between format rounds."""
+
+    k: int
+    winners: list[Slot]
+    losers: list[Slot] = field(default_factory=list)
+    drops: dict[int, list[Slot]] = field(default_factory=dict)
+    final: tuple[Slot, Slot] | None = None  # (winners' champion, losers' champion)
+    reset: tuple[Slot, Slot] | None = None
+    champion: Slot = None
+    done: bool = False
+
+
+@dataclass(frozen=True)
+class DoubleElimination(Format):
+    """Two losses to go out; winners' and losers' brackets and a grand final."""
+
+    name = "double_elimination"
+    bracket_reset: bool = True
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check_bool("bracket_reset", self.bracket_reset)
+
+    def planned_rounds(self, n_entrants: int) -> int | None:
+        """Without the reset final (it is played only if needed, one more round)."""
+        if n_entrants < 2:
+            return 0
+        return 2 * math.ceil(math.log2(n_entrants))
+
+    def _step(self, st: _Double, t: int, play: Play) -> None:
+        """Play format round ``t`` (1-based) of the bracket through ``play``."""
+        k = st.k
+        if t == 2 * k + 1:
+            w, l = play(st.reset[0], st.reset[1], "bracket reset")
+            st.champion, st.done = w, True
+            return
+        if t == 2 * k:
+            wc = st.winners[0]
+            lc = st.losers[0] if k > 1 else st.drops[1][0]
+            st.final = (wc, lc)
+            w, l = play(wc, lc, "grand final")
+            if w is not None and w == lc and lc is not None and wc is not None \
+                    and self.bracket_reset:
+                st.reset = (wc, lc)
+            else:
+                st.champion, st.done = w, True
+            return
+        if t <= k:
+            st.winners, dropped = pair_up(st.winners, play, f"winners' round {t}")
+            st.drops[t] = dropped
+        r = t - 1
+        if 1 <= r <= 2 * (k - 1):
+            label = f"losers' round {r}"
+            if r == 1:
+                st.losers, _ = pair_up(st.drops[1], play, label)
+            elif r % 2 == 0:
+                i = r // 2
+                drop = st.drops[i + 1][::-1] if i % 2 else st.drops[i + 1]
+                mixed = [x for pair in zip(st.losers, drop) for x in pair]
+                st.losers, _ = pair_up(mixed, play, label)
+            else:
+                st.losers, _ = pair_up(st.losers, play, label)
+
+    def _next_round(self, entrants, history, rng):
+        if not history:
+            if len(entrants) < 2:
+                return None
+            return round_one(entrants)[1]
+        seeds = seeds_from_round_one(history[0])
+        seed = {e: i for i, e in enumerate(seeds)}
+        st = _Double(k=int(math.log2(bracket_size(len(seeds)))), winners=round_one(seeds)[0])
+        for t, rnd in enumerate(history, start=1):
+            self._step(st, t, resolver(rnd, seed))
+            if st.done:
+                return None
+        play, tables, byes, notes = issuer(set(entrants), seed)
+        self._step(copy.deepcopy(st), len(history) + 1, play)
+        number = len(history) + 1
+        if not tables:
+            # Only walkovers this round (withdrawals): finished if they decide the champion,
+            # otherwise a round of byes alone, so the bracket's round numbers stay in step.
+            self._step(st, number, resolver(RoundResult(number, (), tuple(byes)), seed))
+            if st.done:
+                return None
+        return Round(number=number, tables=tuple(tables), byes=tuple(byes), notes=tuple(notes))
