@@ -19,6 +19,7 @@ import engine
 
 from .base import Action, Bot, View
 from .random_bot import RandomBot
+from .external import HttpBot, SubprocessBot
 
 __all__ = ["Action", "Bot", "View", "available", "create", "register"]
 
@@ -51,3 +52,5 @@ def create(name: str, game: str, seed: int | str | None = None, **options: Any) 
 
 
 register("random", RandomBot)
+register("subprocess", SubprocessBot)  # command=[...], limits=..., sandbox=...
+register("http", HttpBot)  # url=..., limits=...

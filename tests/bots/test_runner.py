@@ -1,0 +1,173 @@
+"""The match runner: bots see only views, every failure is a forfeit, matches always end."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import pytest
+
+import bots
+import engine
+from bots.base import Bot
+from bots.runner import ForfeitPolicy, forfeit_places, play_match
+
+from .helpers import GAME, play
+
+
+class Failing(Bot):
+    """Plays randomly, then at decision ``at`` fails in the way ``how`` says."""
+
+    def __init__(self, game, seed=None, *, how="raise", at=0):
+        super().__init__(game, seed)
+        self.how, self.at, self.asked = how, at, 0
+
+    def act(self, view):
+        self.asked += 1
+        if self.asked - 1 == self.at:
+            if self.how == "raise":
+                raise RuntimeError("bug in my bot")
+            if self.how == "illegal":
+                return {"type": "stake", "amount": 10_000}
+            if self.how == "malformed":
+                return "stand"
+            if self.how == "unhashable":
+                return {"type": ["stand"]}
+            if self.how == "slow":
+                time.sleep(0.05)
+        return self.rng.choice(view["legal_actions"])
+
+
+class Recording(Bot):
+    """Remembers everything it is handed."""
+
+    def __init__(self, game, seed=None):
+        super().__init__(game, seed)
+        self.calls = []
+
+    def start(self, seat, view):
+        self.calls.append(("start", seat, view))
+
+    def act(self, view):
+        self.calls.append(("act", view))
+        return self.rng.choice(view["legal_actions"])
+
+    def finish(self, seat, view):
+        self.calls.append(("finish", seat, view))
+
+
+def randoms(n, seed=0):
+    return [bots.create("random", game=GAME, seed=seed * 10 + s) for s in range(n)]
+
+
+def test_a_bot_is_handed_only_json_views_of_its_own_seat_and_hooks_at_both_ends():
+    table = randoms(3)
+    table[1] = watcher = Recording(GAME, seed=1)
+    outcome = play(table)
+    kinds = [c[0] for c in watcher.calls]
+    assert kinds[0] == "start" and kinds[-1] == "finish"
+    assert kinds.count("act") == outcome.decisions[1] > 0
+    for call in watcher.calls:
+        view = call[-1]
+        assert json.loads(json.dumps(view)) == view  # plain JSON: no State, nothing live
+        assert view["seat"] == 1
+    assert all(c[1] == 1 for c in watcher.calls if c[0] != "act")
+
+
+def test_a_bot_that_mutates_its_view_cannot_change_the_match():
+    class Vandal(Bot):
+        def act(self, view):
+            for action in view["legal_actions"]:
+                action["type"] = "vandalised"
+            return dict(view["legal_actions"][0])
+
+    outcome = play([Vandal(GAME, 1), *randoms(2)])
+    assert outcome.forfeits[0].reason == "illegal"  # its own action was the vandalised one
+    assert outcome.state.is_over()
+    replayed = engine.load(outcome.state.to_json())
+    assert replayed.scores() == list(outcome.scores)
+
+
+@pytest.mark.parametrize(
+    "how, reason",
+    [("raise", "exception"), ("illegal", "illegal"), ("malformed", "malformed"),
+     ("unhashable", "malformed")],
+)
+def test_an_in_process_bot_that_fails_is_forfeited_and_the_match_completes(how, reason):
+    table = randoms(3)
+    table[2] = Failing(GAME, seed=4, how=how, at=1)
+    outcome = play(table)
+    assert outcome.state.is_over()
+    assert outcome.forfeits[2].reason == reason
+    assert outcome.forfeits[2].at_decision == 1
+    assert outcome.places[2] == 3
+
+
+def test_an_exception_forfeit_keeps_the_traceback():
+    table = [Failing(GAME, seed=4, how="raise", at=0), *randoms(2)]
+    outcome = play(table)
+    assert "bug in my bot" in outcome.forfeits[0].detail
+
+
+def test_the_decision_limit_of_the_policy_applies_to_in_process_bots():
+    table = [Failing(GAME, seed=4, how="slow", at=0), *randoms(2)]
+    outcome = play(table, policy=ForfeitPolicy(decision_limit=0.01))
+    assert outcome.forfeits[0].reason == "timeout"
+
+
+def test_when_the_policy_does_not_rank_forfeits_last_the_engine_places_stand():
+    table = [Failing(GAME, seed=4, how="raise", at=0), *randoms(2)]
+    outcome = play(table, policy=ForfeitPolicy(rank_last=False))
+    assert 0 in outcome.forfeits
+    assert list(outcome.places) == outcome.state.places()
+
+
+def test_the_policy_chooses_the_fallback_bot():
+    with pytest.raises(ValueError, match="no bot 'nobody'"):
+        play([Failing(GAME, how="raise"), *randoms(2)], policy=ForfeitPolicy(fallback="nobody"))
+
+
+def test_a_match_is_the_same_for_the_same_seed_and_bots():
+    a = play(randoms(4, seed=3), seed=11)
+    b = play(randoms(4, seed=3), seed=11)
+    assert a.state.to_json() == b.state.to_json()
+    assert a.places == b.places
+
+
+def test_random_failures_always_end_in_a_complete_match_with_forfeits_last():
+    """Property: whatever fails and when, the match ends, only failing seats are
+    forfeited, they rank after every other seat, and the rest keep the engine's order."""
+    hows = ["raise", "illegal", "malformed", "unhashable", None]
+    for case in range(150):
+        rng = random.Random(case)
+        n = rng.randint(3, 6)
+        table, failing = [], set()
+        for seat in range(n):
+            how = rng.choice(hows)
+            if how is None:
+                table.append(bots.create("random", game=GAME, seed=case * 7 + seat))
+            else:
+                table.append(Failing(GAME, seed=seat, how=how, at=rng.randint(0, 3)))
+        outcome = play_match(GAME, table, seed=case, options={"hands": rng.randint(1, 3)})
+        assert outcome.state.is_over()
+        assert set(outcome.forfeits) <= {s for s, b in enumerate(table) if isinstance(b, Failing)}
+        failing = {s for s, b in enumerate(table) if isinstance(b, Failing) and b.asked > b.at}
+        assert set(outcome.forfeits) == failing
+        engine_places = outcome.state.places()
+        kept = [s for s in range(n) if s not in failing]
+        for s in failing:
+            assert all(outcome.places[s] > outcome.places[k] for k in kept)
+        for a in kept:
+            for b in kept:
+                if engine_places[a] < engine_places[b]:
+                    assert outcome.places[a] < outcome.places[b]
+                if engine_places[a] == engine_places[b]:
+                    assert outcome.places[a] == outcome.places[b]
+        assert engine.load(outcome.state.to_json()).scores() == list(outcome.scores)
+
+
+def test_forfeit_places_put_forfeited_seats_after_the_rest_sharing_their_place():
+    assert forfeit_places([1, 2, 3, 4], [0]) == [4, 1, 2, 3]
+    assert forfeit_places([1, 1, 3, 4], [3, 0]) == [3, 1, 2, 3]
+    assert forfeit_places([2, 1, 2], []) == [2, 1, 2]
