@@ -91,6 +91,9 @@ WHITENOISE_AUTOREFRESH = DEBUG
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "PAGE_SIZE": 100,
 }
 
 SPECTACULAR_SETTINGS = {
@@ -108,4 +111,14 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}
+
+# A worker owns a match it plays for this long; a match whose worker died is played again
+# once its lease has run out (tournaments.services.matches).
+MATCH_LEASE_SECONDS = float(os.environ.get("MATCH_LEASE_SECONDS", "300"))
+# The Celery queue bot matches are sent to (workers consume it: `celery worker -Q celery`).
+MATCH_QUEUE = os.environ.get("MATCH_QUEUE", "celery")
+RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "30"))
+CELERY_BEAT_SCHEDULE = {
+    "reclaim-matches": {"task": "tournaments.tasks.reclaim_matches", "schedule": RECLAIM_INTERVAL_SECONDS},
 }

@@ -1,10 +1,17 @@
-"""Celery tasks: short wrappers around plain functions, safe to run twice."""
+"""Celery tasks: short wrappers around services, safe to run twice."""
 
 from __future__ import annotations
+
+import os
+import socket
 
 from celery import shared_task
 
 from tournaments import matchplay
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 @shared_task(acks_late=True)
@@ -15,3 +22,23 @@ def play_bot_match(game: str, bots: list[str], seed: int, options: dict | None =
     Stores nothing, so running it twice only plays the same (seeded) match twice.
     """
     return matchplay.play_bot_match(game, bots, seed, options)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=None)
+def play_match(self, match_id: int) -> str:
+    """Play a tournament's bot match and record it. Another worker holding the lease makes
+    this task wait for the lease to run out, then try again (its worker may have died)."""
+    from tournaments.services.matches import match_play
+
+    claim = match_play(match_id=match_id, owner=_worker_name())
+    if claim.status == "busy":
+        raise self.retry(countdown=max(1.0, claim.retry_in + 0.5))
+    return claim.status
+
+
+@shared_task(acks_late=True)
+def reclaim_matches() -> list[int]:
+    """Periodic (Celery beat): hand back matches whose worker died, resend lost ones."""
+    from tournaments.services.matches import matches_reclaim
+
+    return matches_reclaim()

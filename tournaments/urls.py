@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from tournaments.health import healthz
@@ -8,5 +8,6 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/", include("tournaments.api.urls")),
     path("admin/", admin.site.urls),
 ]

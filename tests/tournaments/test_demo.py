@@ -1,8 +1,10 @@
 from io import StringIO
 
+import pytest
 from django.core.management import call_command
 
-from tournaments.management.commands.demo import format_event, split_hands
+from tournaments.management.commands.play_match import format_event, split_hands
+from tournaments.models import Tournament
 
 
 def test_an_event_prints_as_its_type_then_its_fields():
@@ -29,10 +31,21 @@ def test_a_log_without_recognisable_hands_is_one_group():
     assert split_hands(log) == [log]
 
 
-def test_the_demo_plays_a_seeded_match_to_the_end_and_prints_the_result():
+def test_play_match_prints_a_seeded_match_to_the_end():
     out = StringIO()
-    call_command("demo", seed=3, hands=2, stdout=out)
+    call_command("play_match", "sette_e_mezzo", "random", "random", "random", "random", "--option", "hands=2",
+                 seed=3, stdout=out)
     text = out.getvalue()
     assert "Hand 2" in text
     assert "Final result" in text
-    assert "first banker" in text
+    assert "first dealer" in text
+
+
+@pytest.mark.django_db
+def test_the_demo_runs_a_stoppa_tournament_to_its_standings_and_leaderboard():
+    out = StringIO()
+    call_command("demo", rounds=2, stdout=out)
+    text = out.getvalue()
+    assert Tournament.objects.get().status == Tournament.Status.FINISHED
+    assert "Standings" in text and "Leaderboard" in text
+    assert "1." in text  # the explanation of first place

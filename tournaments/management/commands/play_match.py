@@ -1,8 +1,8 @@
-"""`manage.py demo`: a seeded match of Sette e mezzo between built-in bots, printed hand by hand.
+"""`manage.py play_match GAME BOT BOT ...`: one seeded match between built-in bots, printed
+hand by hand, with no database.
 
-Seats 0 .. N-2 are players and seat N-1 is the first banker (the engine's default dealer).
 The log is printed from `state.log` without knowing its event types in advance: every event is
-shown as `type: key=value ...`.
+shown as `type: key=value ...`. The last seat is the first dealer (the engine's default).
 """
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ import shutil
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-GAME = "sette_e_mezzo"
-BOT = "random"
 
 # Event types that open a hand, used when events carry no "hand" number: the first of these that
 # occurs in the log marks the start of every hand.
@@ -66,7 +64,7 @@ def split_hands(log: Sequence[dict]) -> list[list[dict]]:
 def print_match(console: Console, state: Any, bot_names: Sequence[str], *, seed: int,
                 options: dict) -> None:
     shown = escape(str(options)) if options else "the game's defaults"
-    console.rule(f"[bold]Sette e mezzo[/] seed={seed} seats={len(bot_names)} options: {shown}")
+    console.rule(f"[bold]{state.game.title}[/] seed={seed} seats={len(bot_names)} options: {shown}")
     hands = split_hands(state.log)
     for number, events in enumerate(hands, start=1):
         console.rule(f"Hand {number}" if len(hands) > 1 else "Match", style="cyan")
@@ -84,30 +82,33 @@ def final_table(scores: Iterable[int], places: Iterable[int], bot_names: Sequenc
     table.add_column("Place", justify="right")
     last = len(bot_names) - 1
     for seat, (name, score, place) in enumerate(zip(bot_names, scores, places)):
-        role = f"{name} (first banker)" if seat == last else name
+        role = f"{name} (first dealer)" if seat == last else name
         table.add_row(str(seat), role, f"{score:+d}", str(place))
     return table
 
 
 class Command(BaseCommand):
-    help = "Play a seeded Sette e mezzo match between built-in random bots and print it."
+    help = "Play one seeded match between built-in bots and print its log and result."
 
     def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("game", help="engine game name, e.g. sette_e_mezzo")
+        parser.add_argument("bots", nargs="+", help="one built-in bot name per seat, e.g. random heuristic random")
         parser.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
-        parser.add_argument("--players", type=int, default=5,
-                            help="participants including the banker, 3-10 (default 5)")
-        parser.add_argument("--hands", type=int, default=None,
-                            help="hands in the match (default: the game's, 10)")
+        parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                            help="engine option, e.g. hands=2 (repeatable)")
 
-    def handle(self, *args: Any, seed: int, players: int, hands: int | None, **options: Any) -> None:
+    def handle(self, *args: Any, game: str, bots: list[str], seed: int, option: list[str], **opts: Any) -> None:
         from tournaments import matchplay  # imports engine/ and bots/
 
-        match_options = {} if hands is None else {"hands": hands}
-        bot_names = [BOT] * players
-        state = matchplay.play(GAME, bot_names, seed=seed, options=match_options)
+        from .run_tournament import parse_pairs
 
+        match_options = parse_pairs(option, "--option")
+        try:
+            state = matchplay.play(game, bots, seed=seed, options=match_options)
+        except ValueError as exc:  # unknown game or bot, bad options
+            raise CommandError(str(exc)) from None
         buffer = io.StringIO()
         console = Console(file=buffer, force_terminal=self.stdout.isatty(),
                           width=shutil.get_terminal_size().columns)
-        print_match(console, state, bot_names, seed=seed, options=match_options)
+        print_match(console, state, bots, seed=seed, options=match_options)
         self.stdout.write(buffer.getvalue(), ending="")

@@ -1,0 +1,133 @@
+"""The REST API: what an organiser, a bot author and a visitor do through it."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from tournaments.models import Match, Tournament
+
+from .helpers import bot_players, play_out
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+@pytest.fixture
+def organiser():
+    client = APIClient()
+    client.force_authenticate(get_user_model().objects.create_user("organiser"))
+    return client
+
+
+@pytest.fixture
+def visitor():
+    return APIClient()
+
+
+def create_tournament(client, **changes):
+    body = {"name": "Saturday Stoppa", "slug": "saturday", "game": "stoppa", "table_size": 4,
+            "format": "swiss", "format_config": {"rounds": 2}, "options": {"hands": 1}, "seed": 3, **changes}
+    return client.post("/api/tournaments/", body, format="json")
+
+
+def test_visitors_browse_but_cannot_change_anything(visitor):
+    assert visitor.get("/api/tournaments/").status_code == 200
+    assert visitor.get("/api/players/").status_code == 200
+    answer = visitor.post("/api/players/", {"name": "x", "kind": "person"}, format="json")
+    assert answer.status_code in (401, 403)
+
+
+def test_a_bad_tournament_is_refused_naming_the_field(organiser):
+    answer = create_tournament(organiser, table_size=9)
+    assert answer.status_code == 400
+    assert "3 to 6" in answer.json()["table_size"][0]
+    answer = create_tournament(organiser, options={"ante": -1})
+    assert answer.status_code == 400
+    assert "ante" in answer.json()["options"][0]
+
+
+def test_a_duplicate_player_name_is_refused(organiser):
+    body = {"name": "ada", "kind": "bot", "bot_kind": "builtin", "bot_config": {"bot": "random"}}
+    assert organiser.post("/api/players/", body, format="json").status_code == 201
+    answer = organiser.post("/api/players/", body, format="json")
+    assert answer.status_code == 400
+    assert "already exists" in answer.json()["name"][0]
+
+
+def test_an_organiser_runs_a_bot_tournament_and_everyone_reads_the_results(organiser, visitor):
+    answer = create_tournament(organiser)
+    assert answer.status_code == 201, answer.json()
+    tid = answer.json()["id"]
+    for player in bot_players(8):
+        assert organiser.post(f"/api/tournaments/{tid}/entries/", {"player": player.pk}, format="json").status_code == 201
+    again = organiser.post(f"/api/tournaments/{tid}/entries/", {"player": player.pk}, format="json")
+    assert again.status_code == 400 and "already entered" in again.json()["player"][0]
+
+    started = organiser.post(f"/api/tournaments/{tid}/start/")
+    assert started.json()["status"] == "running"
+    play_out(Tournament.objects.get(pk=tid))
+
+    assert visitor.get(f"/api/tournaments/{tid}/").json()["status"] == "finished"
+    standings = visitor.get(f"/api/tournaments/{tid}/standings/").json()
+    assert len(standings) == 8
+    assert standings[0]["rank"] == 1 and standings[0]["explanation"]
+    rounds = visitor.get(f"/api/tournaments/{tid}/rounds/").json()
+    assert [r["number"] for r in rounds] == [1, 2]
+    assert all(len(r["matches"]) == 2 for r in rounds)
+
+    match_id = rounds[0]["matches"][0]["id"]
+    replay = visitor.get(f"/api/matches/{match_id}/replay/").json()
+    assert replay["record"]["game"] == "stoppa" and replay["log"]
+
+    ladder = Tournament.objects.get(pk=tid).ladder
+    assert ladder is None  # none was asked for
+    audit = visitor.get(f"/api/tournaments/{tid}/audit/").json()
+    assert [a["action"] for a in audit][:2] == ["created", "entered"]
+
+
+def test_the_leaderboard_and_a_players_history(organiser, visitor):
+    ladder = organiser.post("/api/ladders/", {"slug": "stoppa-open", "name": "Open", "game": "stoppa", "system": "elo"},
+                            format="json").json()
+    tid = create_tournament(organiser, ladder=ladder["id"]).json()["id"]
+    players = bot_players(4)
+    for player in players:
+        organiser.post(f"/api/tournaments/{tid}/entries/", {"player": player.pk}, format="json")
+    organiser.post(f"/api/tournaments/{tid}/start/")
+    play_out(Tournament.objects.get(pk=tid))
+    board = visitor.get(f"/api/ladders/{ladder['id']}/leaderboard/").json()
+    assert sorted(row["player"] for row in board) == sorted(p.pk for p in players)
+    assert board[0]["rating"] >= board[-1]["rating"]
+    history = visitor.get(f"/api/ladders/{ladder['id']}/history/{players[0].pk}/").json()
+    assert len(history) == 2
+    assert history[1]["before_mu"] == history[0]["after_mu"]
+
+
+def test_reported_results_through_the_api(organiser):
+    people = [organiser.post("/api/players/", {"name": f"p{i}", "kind": "person"}, format="json").json() for i in range(4)]
+    tid = create_tournament(organiser, format="round_robin", format_config={}).json()["id"]
+    for p in people:
+        organiser.post(f"/api/tournaments/{tid}/entries/", {"player": p["id"]}, format="json")
+    organiser.post(f"/api/tournaments/{tid}/start/")
+    match = Match.objects.get(round__tournament_id=tid)
+    url = f"/api/matches/{match.pk}/submissions/"
+    first = organiser.post(url, {"scores": [5, 0, 0, -5], "places": [1, 2, 2, 4]}, format="json")
+    assert first.status_code == 201
+    same = organiser.post(url, {"scores": [5, 0, 0, -5], "places": [1, 2, 2, 4]}, format="json")
+    assert same.status_code == 200 and same.json()["id"] == first.json()["id"]
+    other = organiser.post(url, {"scores": [-5, 0, 0, 5], "places": [4, 2, 2, 1]}, format="json")
+    assert other.status_code == 409 and "awaits confirmation" in other.json()["scores"][0]
+    bad = organiser.post(url, {"scores": [1, 2], "places": [1, 2]}, format="json")
+    assert bad.status_code == 400 and "4 integers" in bad.json()["scores"][0]
+
+    referee = APIClient()
+    referee.force_authenticate(get_user_model().objects.create_user("referee"))
+    confirmed = referee.post(f"/api/submissions/{first.json()['id']}/confirm/")
+    assert confirmed.status_code == 200 and confirmed.json()["status"] == "confirmed"
+    assert referee.get(f"/api/matches/{match.pk}/").json()["status"] == "finished"
+
+
+def test_the_openapi_schema_describes_the_api(visitor):
+    schema = visitor.get("/api/schema/")
+    assert schema.status_code == 200
+    assert b"/api/tournaments/{id}/standings/" in schema.content

@@ -1,0 +1,318 @@
+"""The tournament services: creating, playing, recording once, ratings and reported results."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from tournaments import selectors
+from tournaments.models import Match, Rating, RatingChange, Result, ResultSubmission, Round, Seat, Tournament
+from tournaments.services import ServiceError
+from tournaments.services.dispatch import held
+from tournaments.services.ladders import ladder_create, ladder_recompute
+from tournaments.services.matches import match_claim, match_record_result, matches_reclaim
+from tournaments.services.players import player_create
+from tournaments.services.results import result_confirm, result_reject, result_submit
+from tournaments.services.tournaments import entry_add, entry_withdraw, tournament_create, tournament_start
+
+from .helpers import bot_players, make_tournament, play_out
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+# --------------------------------------------------------------------------- creating
+
+
+@pytest.mark.parametrize(
+    "changes, field, words",
+    [
+        ({"game": "briscola"}, "game", "unknown game"),
+        ({"table_size": 11}, "table_size", "3 to 10"),
+        ({"options": {"hands": 0}}, "options", "'hands' must be at least 1"),
+        ({"format": "ladder"}, "format", "format must be one of"),
+        ({"format_config": {"rounds": 0}}, "format_config", "rounds"),
+        ({"format_config": {"colour": "red"}}, "format_config", "colour"),
+        ({"tiebreaks": ["coin_toss"]}, "tiebreaks", "coin_toss"),
+        ({"points_by_place": [1, 0]}, "points_by_place", "4 numbers"),
+    ],
+)
+def test_a_tournament_with_bad_settings_is_refused_naming_the_field(changes, field, words):
+    settings = {"name": "x", "slug": "x", "game": "sette_e_mezzo", "table_size": 4, "format": "swiss",
+                "format_config": {"rounds": 3}, **changes}
+    with pytest.raises(ServiceError) as err:
+        tournament_create(**settings)
+    assert err.value.field == field
+    assert words in err.value.message
+    assert not Tournament.objects.exists()
+
+
+def test_engine_options_are_checked_for_every_table_size_the_tournament_may_use():
+    tournament = make_tournament(bot_players(4), options={"hands": 3})
+    assert tournament.options == {"hands": 3}
+    with pytest.raises(ServiceError) as err:
+        make_tournament(bot_players(4), slug="other", options={"dealer": 3}, ladder_slug=None)
+    assert err.value.field == "options" and "at a table of 3" in err.value.message
+
+
+def test_a_player_cannot_enter_twice_or_after_the_start():
+    players = bot_players(5)
+    tournament = make_tournament(players[:4])
+    with pytest.raises(ServiceError, match="already entered"):
+        entry_add(tournament=tournament, player=players[0])
+    tournament_start(tournament=tournament)
+    with pytest.raises(ServiceError, match="entries are closed"):
+        entry_add(tournament=tournament, player=players[4])
+
+
+def test_too_few_entrants_cannot_start():
+    tournament = make_tournament(bot_players(2))
+    with pytest.raises(ServiceError, match="cannot fill a table of 4"):
+        tournament_start(tournament=tournament)
+
+
+def test_only_staff_register_bots_that_run_commands_on_the_server():
+    user = get_user_model().objects.create_user("ann")
+    with pytest.raises(ServiceError, match="only staff"):
+        player_create(name="evil", kind="bot", bot_kind="subprocess", bot_config={"command": ["rm", "-rf", "/"]}, owner=user)
+    with pytest.raises(ServiceError, match="bot_config.bot must be a built-in bot"):
+        player_create(name="ghost", kind="bot", bot_kind="builtin", bot_config={"bot": "deep-blue"})
+
+
+# --------------------------------------------------------------------------- playing
+
+
+def test_a_swiss_tournament_of_bots_plays_to_the_end():
+    players = bot_players(8)
+    tournament = make_tournament(players, format_config={"rounds": 3})
+    played = play_out(tournament)
+    assert tournament.status == Tournament.Status.FINISHED
+    assert played == 6  # 3 rounds of 2 tables
+    assert Result.objects.count() == 6
+    assert not Match.objects.exclude(status=Match.Status.FINISHED).exists()
+    assert list(tournament.rounds.values_list("status", flat=True)) == ["finished"] * 3
+    lines = selectors.tournament_standings(tournament)
+    assert sorted(line.player.pk for line in lines) == sorted(p.pk for p in players)
+    assert [line.rank for line in lines] == sorted(line.rank for line in lines)
+    assert all(line.played == 3 for line in lines)
+
+
+def test_ratings_record_one_change_per_seat_and_match():
+    players = bot_players(8)
+    tournament = make_tournament(players)
+    play_out(tournament)
+    assert RatingChange.objects.count() == 6 * 4
+    assert set(Rating.objects.values_list("games", flat=True)) == {3}
+    # The ledger chains: each change starts where the player's previous one ended.
+    for player in players:
+        history = list(selectors.rating_history(tournament.ladder, player))
+        for earlier, later in zip(history, history[1:]):
+            assert later.before_mu == earlier.after_mu
+    # Every player is still provisional (same K), so Elo moved rating between them only.
+    assert abs(sum(r.mu - 1500 for r in Rating.objects.all())) < 1e-6
+
+
+def test_the_same_seed_gives_the_same_tournament_standings_and_ratings():
+    players = bot_players(8)
+    first = make_tournament(players, slug="first", ladder_slug="ladder-a", seed=5)
+    second = make_tournament(players, slug="second", ladder_slug="ladder-b", seed=5)
+    play_out(first)
+    play_out(second, owner="another-worker")
+
+    def summary(t):
+        standings = [(l.player.pk, l.rank, l.match_points, l.game_score) for l in selectors.tournament_standings(t)]
+        ratings = sorted(Rating.objects.filter(ladder=t.ladder).values_list("player_id", "mu", "games"))
+        return standings, ratings
+
+    assert summary(first) == summary(second)
+
+
+def test_recompute_rebuilds_the_ledger_bit_for_bit():
+    tournament = make_tournament(bot_players(8))
+    play_out(tournament)
+    report = ladder_recompute(ladder=tournament.ladder)
+    assert report.matches == 6
+    assert report.differences == []
+    # A tampered rating is found and, with write, repaired.
+    change = RatingChange.objects.order_by("sequence").first()
+    RatingChange.objects.filter(pk=change.pk).update(after_mu=change.after_mu + 1)
+    report = ladder_recompute(ladder=tournament.ladder, write=True)
+    assert len(report.differences) == 1 and report.written
+    assert ladder_recompute(ladder=tournament.ladder).differences == []
+
+
+def test_a_result_is_recorded_once_whoever_records_it_again():
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={})
+    with held():
+        tournament_start(tournament=tournament)
+    match = Match.objects.get()
+    first = match_record_result(match_id=match.pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2], source="engine")
+    again = match_record_result(match_id=match.pk, scores=[-3, 1, 1, 1], places=[4, 1, 1, 1], source="engine")
+    assert Result.objects.filter(match=match).count() == 1
+    assert again.finished_at == first.finished_at
+    assert list(Seat.objects.filter(match=match).order_by("position").values_list("score", flat=True)) == [3, -1, -1, -1]
+    assert RatingChange.objects.filter(match=match).count() == 4
+
+
+def test_places_must_be_a_competition_ranking():
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={})
+    with held():
+        tournament_start(tournament=tournament)
+    match = Match.objects.get()
+    with pytest.raises(ServiceError, match="skip or repeat"):
+        match_record_result(match_id=match.pk, scores=[0, 0, 0, 0], places=[1, 1, 2, 3], source="engine")
+    assert not Result.objects.exists()
+
+
+# --------------------------------------------------------------------------- leases
+
+
+def _started(n=4):
+    tournament = make_tournament(bot_players(n), format="round_robin", format_config={})
+    with held():
+        tournament_start(tournament=tournament)
+    return tournament, Match.objects.filter(round__tournament=tournament).first()
+
+
+def test_a_leased_match_is_not_claimed_by_another_worker_until_the_lease_runs_out():
+    _, match = _started()
+    assert match_claim(match_id=match.pk, owner="w1").status == "claimed"
+    busy = match_claim(match_id=match.pk, owner="w2")
+    assert busy.status == "busy" and busy.retry_in > 0
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    again = match_claim(match_id=match.pk, owner="w2")
+    assert again.status == "claimed"
+    assert again.match.attempts == 2
+
+
+def test_reclaiming_gives_back_matches_whose_worker_died():
+    _, match = _started()
+    match_claim(match_id=match.pk, owner="dead-worker")
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    with held() as sent:
+        assert matches_reclaim() == [match.pk]
+    assert sent == [match.pk]
+    match.refresh_from_db()
+    assert match.status == Match.Status.PENDING and match.lease_owner == ""
+
+
+def test_a_withdrawn_player_is_left_out_of_later_rounds():
+    players = bot_players(8)
+    tournament = make_tournament(players, format_config={"rounds": 2})
+    with held():
+        tournament_start(tournament=tournament)
+    entry_withdraw(entry=tournament.entries.get(player=players[0]))
+    play_out(tournament)
+    second = Round.objects.get(tournament=tournament, number=2)
+    seated = set(Seat.objects.filter(match__round=second).values_list("player_id", flat=True))
+    assert players[0].pk not in seated
+
+
+# --------------------------------------------------------------------------- reported results
+
+
+@pytest.fixture
+def club_match():
+    people = [player_create(name=f"p{i}", kind="person") for i in range(4)]
+    tournament = make_tournament(people, format="round_robin", format_config={}, slug="saturday")
+    tournament_start(tournament=tournament)
+    users = [get_user_model().objects.create_user(f"u{i}") for i in range(2)]
+    return Match.objects.get(round__tournament=tournament), users
+
+
+def test_people_report_results_that_someone_else_confirms(club_match):
+    match, (ann, bea) = club_match
+    submission, created = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+    assert created and submission.version == 1
+    with pytest.raises(ServiceError, match="someone other than its author"):
+        result_confirm(submission=submission, user=ann)
+    result_confirm(submission=submission, user=bea)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert Result.objects.get(match=match).source == Result.Source.REPORTED
+
+
+def test_a_duplicate_report_is_answered_with_the_original(club_match):
+    match, (ann, bea) = club_match
+    first, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+    again, created = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=bea)
+    assert (again.pk, created) == (first.pk, False)
+    result_confirm(submission=first, user=bea)
+    after, created = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=bea)
+    assert (after.pk, created) == (first.pk, False)
+    assert ResultSubmission.objects.count() == 1
+
+
+def test_a_conflicting_report_is_refused_with_the_reason(club_match):
+    match, (ann, bea) = club_match
+    first, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+    with pytest.raises(ServiceError, match="awaits confirmation") as err:
+        result_submit(match=match, scores=[-10, 5, -5, 10], places=[4, 2, 3, 1], user=bea)
+    assert err.value.code == "conflict"
+    result_reject(submission=first, reason="wrong table", user=bea)
+    second, created = result_submit(match=match, scores=[-10, 5, -5, 10], places=[4, 2, 3, 1], user=bea)
+    assert created and second.version == 2
+    result_confirm(submission=second, user=ann)
+    with pytest.raises(ServiceError, match="already has a recorded result"):
+        result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+
+
+def test_workers_never_play_a_match_with_people_at_it(club_match):
+    match, _ = club_match
+    assert match_claim(match_id=match.pk, owner="w1").status == "people"
+
+
+def test_a_new_ladder_configuration_is_a_new_version():
+    first = ladder_create(slug="open", name="Open", game="stoppa")
+    same = ladder_create(slug="open", name="Open", game="stoppa", config={})
+    other = ladder_create(slug="open", name="Open", game="stoppa", config={"k": 32})
+    assert same.pk == first.pk
+    assert (other.version, other.config["k"]) == (2, 32)
+    assert first.config != other.config
+
+
+# --------------------------------------------------------------------------- formats end to end
+
+
+def test_a_single_elimination_bracket_plays_down_to_one_final():
+    tournament = make_tournament(bot_players(8), game="piazza", table_size=2, format="single_elimination",
+                                 format_config={}, options={})
+    assert play_out(tournament) == 7  # 4 + 2 + 1
+    assert tournament.status == Tournament.Status.FINISHED
+    final = tournament.rounds.order_by("-number").first()
+    assert final.matches.count() == 1
+
+
+def test_elimination_needs_tables_of_two():
+    with pytest.raises(ServiceError) as err:
+        make_tournament(bot_players(8), format="single_elimination", format_config={})
+    assert err.value.field == "table_size"
+
+
+def test_a_multi_table_knockout_advances_the_top_of_each_table():
+    tournament = make_tournament(bot_players(12), game="stoppa", format="knockout", format_config={"advance": 2},
+                                 options={"hands": 1})
+    play_out(tournament)
+    rounds = list(tournament.rounds.order_by("number"))
+    assert [r.matches.count() for r in rounds][0] == 3
+    assert rounds[-1].matches.count() == 1
+    first_round_top = set(
+        Seat.objects.filter(match__round=rounds[0], place__lte=2).values_list("player_id", flat=True)
+    )
+    second_round = set(Seat.objects.filter(match__round=rounds[1]).values_list("player_id", flat=True))
+    assert second_round <= first_round_top
+
+
+def test_duplicate_play_deals_the_same_cards_to_every_table_of_a_round():
+    players = bot_players(4)
+    tournament = make_tournament(players, format="round_robin", format_config={}, duplicate=True)
+    play_out(tournament)
+    first = tournament.rounds.get(number=1)
+    matches = list(first.matches.all())
+    assert len(matches) == 4  # one table of four, its seats rotated four times
+    assert len({m.seed for m in matches}) == 1
+    seatings = [tuple(m.seats.order_by("position").values_list("player_id", flat=True)) for m in matches]
+    for position in range(4):
+        assert {s[position] for s in seatings} == {p.pk for p in players}  # everyone in every seat

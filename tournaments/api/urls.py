@@ -1,0 +1,13 @@
+from rest_framework.routers import DefaultRouter
+
+from . import views
+
+router = DefaultRouter()
+router.register("players", views.PlayerViewSet)
+router.register("ladders", views.LadderViewSet)
+router.register("tournaments", views.TournamentViewSet)
+router.register("entries", views.EntryViewSet)
+router.register("matches", views.MatchViewSet)
+router.register("submissions", views.SubmissionViewSet)
+
+urlpatterns = router.urls

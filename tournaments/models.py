@@ -1,0 +1,340 @@
+"""The service's data: players, tournaments and their rounds, matches and seats, results,
+rating ladders and their append-only ledger.
+
+Invariants live in the database, not only in code: one result per match, one seat per
+player per match, one rating change per ladder, match and player. Only
+``tournaments.services`` writes these models; ``tournaments.selectors`` reads them.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Player(models.Model):
+    """Someone or something that sits at tables: a person, or a bot with its configuration."""
+
+    class Kind(models.TextChoices):
+        PERSON = "person"
+        BOT = "bot"
+
+    class BotKind(models.TextChoices):
+        BUILTIN = "builtin", "built-in bot"
+        SUBPROCESS = "subprocess", "program (JSON lines on stdin/stdout)"
+        HTTP = "http", "HTTP endpoint"
+
+    name = models.SlugField(max_length=64, unique=True, help_text="unique handle, e.g. 'ada' or 'stoppa-mcts-v2'")
+    display_name = models.CharField(max_length=120, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    bot_kind = models.CharField(max_length=12, choices=BotKind.choices, blank=True)
+    # Built-in: {"bot": "ismcts", "options": {...}}; subprocess: {"command": [...], "limits": {...}};
+    # http: {"url": "...", "timeout": 5}.
+    bot_config = models.JSONField(default=dict, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="players"
+    )
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="person", bot_kind="") | Q(kind="bot") & ~Q(bot_kind=""),
+                name="player_bot_kind_matches_kind",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.display_name or self.name
+
+
+class RatingLadder(models.Model):
+    """A rating pool for one game. Its system and parameters never change: a new
+    configuration is a new version of the ladder (same slug, version + 1)."""
+
+    slug = models.SlugField(max_length=64)
+    version = models.PositiveIntegerField(default=1)
+    name = models.CharField(max_length=120)
+    game = models.CharField(max_length=32)
+    system = models.CharField(max_length=32, help_text="'elo' or 'openskill'")
+    config = models.JSONField(help_text="the rating system's full parameters, frozen at creation")
+    config_hash = models.CharField(max_length=64)
+    # Rating changes applied so far: the ledger's next sequence number.
+    applied = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug", "-version"]
+        constraints = [models.UniqueConstraint(fields=["slug", "version"], name="ladder_slug_version_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (v{self.version})"
+
+
+class League(models.Model):
+    """A standing competition: seasons of periodic rounds, players in divisions, the best
+    promoted and the worst relegated between seasons. Each division of a season is a
+    Tournament (a round robin played a round every ``round_interval``)."""
+
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=80, unique=True)
+    game = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True)
+    table_size = models.PositiveSmallIntegerField()
+    division_size = models.PositiveSmallIntegerField()
+    promote = models.PositiveSmallIntegerField(default=2, help_text="players moving up after a season")
+    relegate = models.PositiveSmallIntegerField(default=2, help_text="players moving down after a season")
+    round_interval = models.DurationField(help_text="time between two rounds of a season")
+    ladder = models.ForeignKey("RatingLadder", null=True, blank=True, on_delete=models.PROTECT, related_name="leagues")
+    players = models.ManyToManyField("Player", related_name="leagues", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Season(models.Model):
+    league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="seasons")
+    number = models.PositiveIntegerField()
+    starts_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["league", "number"]
+        constraints = [models.UniqueConstraint(fields=["league", "number"], name="season_number_unique")]
+
+
+class Tournament(models.Model):
+    """A competition at one game: its rules, format, schedule and entrants."""
+
+    class Status(models.TextChoices):
+        DRAFT = "draft"
+        REGISTRATION = "registration"
+        RUNNING = "running"
+        FINISHED = "finished"
+        CANCELLED = "cancelled"
+
+    name = models.CharField(max_length=120)
+    slug = models.SlugField(max_length=80, unique=True)
+    game = models.CharField(max_length=32)
+    options = models.JSONField(default=dict, blank=True, help_text="engine options for every match")
+    format = models.CharField(max_length=32)
+    format_config = models.JSONField(default=dict, blank=True)
+    table_size = models.PositiveSmallIntegerField()
+    duplicate = models.BooleanField(default=False, help_text="the same deal at every table of a round")
+    points_by_place = models.JSONField(default=list, blank=True, help_text="match points for places 1..N")
+    tiebreaks = models.JSONField(default=list, blank=True)
+    seed = models.BigIntegerField(help_text="every deal and pairing derives from it")
+    ladder = models.ForeignKey(RatingLadder, null=True, blank=True, on_delete=models.PROTECT, related_name="tournaments")
+    starts_at = models.DateTimeField(null=True, blank=True)
+    round_interval = models.DurationField(null=True, blank=True, help_text="leagues: time between rounds")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.CASCADE, related_name="divisions")
+    division = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 = top division")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "division"], name="division_once_per_season"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Entry(models.Model):
+    """A player entered in a tournament."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="entries")
+    seed_rank = models.PositiveIntegerField(help_text="1 = top seed")
+    checked_in = models.BooleanField(default=False)
+    withdrawn_at = models.DateTimeField(null=True, blank=True)
+    disqualified = models.CharField(max_length=200, blank=True, help_text="reason, if disqualified")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament", "seed_rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "player"], name="entry_one_per_player"),
+            models.UniqueConstraint(fields=["tournament", "seed_rank"], name="entry_seed_rank_unique"),
+        ]
+
+    @property
+    def active(self) -> bool:
+        return self.withdrawn_at is None and not self.disqualified
+
+
+class Round(models.Model):
+    """One round of a tournament: a set of tables played together."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        FINISHED = "finished"
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    notes = models.JSONField(default=list, blank=True, help_text="why the round looks as it does")
+    byes = models.JSONField(default=list, blank=True, help_text="player ids with a bye")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [models.UniqueConstraint(fields=["tournament", "number"], name="round_number_unique")]
+
+
+class Match(models.Model):
+    """One table: a complete, scoreable match through the engine."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        FINISHED = "finished"
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="matches")
+    table = models.PositiveIntegerField(help_text="table number within the round, from 1")
+    seed = models.BigIntegerField()
+    deck = models.JSONField(null=True, blank=True, help_text="a stacked deck, for shared deals")
+    deal = models.PositiveIntegerField(null=True, blank=True, help_text="duplicate play: tables with one deal key share the cards")
+    notes = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    scheduled_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The run lease: a worker owns the match until lease_expires_at; a dead worker's match is
+    # claimed again once it has passed.
+    lease_owner = models.CharField(max_length=120, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    record = models.JSONField(null=True, blank=True, help_text="engine to_json(): inputs and actions, for replays")
+    log = models.JSONField(null=True, blank=True, help_text="the engine's event log, private parts included")
+
+    class Meta:
+        ordering = ["round", "table"]
+        verbose_name_plural = "matches"
+        constraints = [models.UniqueConstraint(fields=["round", "table"], name="match_table_unique")]
+        indexes = [models.Index(fields=["status", "lease_expires_at"], name="match_status_lease")]
+
+
+class Seat(models.Model):
+    """A player at a match, in turn order, with the outcome."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField(help_text="0 acts first")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats")
+    score = models.IntegerField(null=True, blank=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    forfeit_reason = models.CharField(max_length=40, blank=True)
+    forfeit_detail = models.TextField(blank=True)
+    decisions = models.PositiveIntegerField(default=0)
+    think_seconds = models.FloatField(default=0.0)
+
+    class Meta:
+        ordering = ["match", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "player"], name="seat_one_per_player"),
+            models.UniqueConstraint(fields=["match", "position"], name="seat_position_unique"),
+        ]
+
+
+class Result(models.Model):
+    """A match's recorded outcome: exactly one per match."""
+
+    class Source(models.TextChoices):
+        ENGINE = "engine", "played through the engine"
+        REPORTED = "reported", "reported by people"
+
+    match = models.OneToOneField(Match, on_delete=models.CASCADE, related_name="result")
+    scores = models.JSONField()
+    places = models.JSONField()
+    source = models.CharField(max_length=10, choices=Source.choices)
+    recorded_at = models.DateTimeField(auto_now_add=True)
+
+
+class ResultSubmission(models.Model):
+    """A result reported by a person for a match played on a real table. Versioned: each
+    new submission for a match gets the next version; the first confirmed one becomes the
+    Result."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        CONFIRMED = "confirmed"
+        REJECTED = "rejected"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="submissions")
+    version = models.PositiveIntegerField()
+    scores = models.JSONField()
+    places = models.JSONField()
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    confirmed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "version"]
+        constraints = [models.UniqueConstraint(fields=["match", "version"], name="submission_version_unique")]
+
+
+class AuditEvent(models.Model):
+    """Who did what to a tournament's results: append-only."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit")
+    match = models.ForeignKey(Match, null=True, blank=True, on_delete=models.CASCADE, related_name="audit")
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    action = models.CharField(max_length=40)
+    detail = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+class Rating(models.Model):
+    """A player's current rating on a ladder (the ledger's latest entry, kept for reads)."""
+
+    ladder = models.ForeignKey(RatingLadder, on_delete=models.CASCADE, related_name="ratings")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="ratings")
+    mu = models.FloatField()
+    sigma = models.FloatField(null=True, blank=True)
+    games = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["ladder", "-mu"]
+        constraints = [models.UniqueConstraint(fields=["ladder", "player"], name="rating_one_per_player")]
+
+
+class RatingChange(models.Model):
+    """The append-only ledger: one change per ladder, match and player, in applied order."""
+
+    ladder = models.ForeignKey(RatingLadder, on_delete=models.CASCADE, related_name="changes")
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="rating_changes")
+    sequence = models.PositiveIntegerField(help_text="order of application within the ladder")
+    before_mu = models.FloatField()
+    before_sigma = models.FloatField(null=True, blank=True)
+    after_mu = models.FloatField()
+    after_sigma = models.FloatField(null=True, blank=True)
+    games = models.PositiveIntegerField(help_text="rated matches after this one")
+    expected_place = models.FloatField()
+    actual_place = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ladder", "sequence", "player"]
+        constraints = [
+            models.UniqueConstraint(fields=["ladder", "match", "player"], name="rating_change_once"),
+        ]

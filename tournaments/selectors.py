@@ -1,0 +1,132 @@
+"""Everything that reads the service's state for the API, the pages and the commands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+
+from tournaments import ratings, standings as standings_algo
+from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament
+
+
+def tournament_table_results(tournament: Tournament) -> tuple[list[standings_algo.TableResult], list[int]]:
+    """Every finished table of the tournament as the standings see it, and every bye."""
+    tables = []
+    seats = (
+        Seat.objects.filter(match__round__tournament=tournament, match__status=Match.Status.FINISHED)
+        .order_by("match__round__number", "match__table", "position")
+        .values_list("match_id", "player_id", "place", "score")
+    )
+    current, rows = None, []
+    for match_id, player_id, place, score in seats:
+        if match_id != current and rows:
+            tables.append(_table(rows))
+            rows = []
+        current = match_id
+        rows.append((player_id, place, score))
+    if rows:
+        tables.append(_table(rows))
+    byes = [p for rnd in tournament.rounds.order_by("number") for p in rnd.byes]
+    return tables, byes
+
+
+def _table(rows: list[tuple[int, int, int]]) -> standings_algo.TableResult:
+    return standings_algo.TableResult(
+        seats=tuple(r[0] for r in rows), places=tuple(r[1] for r in rows), scores=tuple(r[2] for r in rows)
+    )
+
+
+@dataclass(frozen=True)
+class StandingLine:
+    rank: int
+    player: Player
+    match_points: Any
+    game_score: Any
+    tiebreaks: dict
+    explanation: str
+    played: int
+    withdrawn: bool
+
+
+def tournament_standings(tournament: Tournament) -> list[StandingLine]:
+    """The standings with their tie-breaks and an explanation of each rank."""
+    entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
+    tables, byes = tournament_table_results(tournament)
+    rows = standings_algo.standings(
+        [e.player_id for e in entries],
+        tables,
+        byes=byes,
+        points_by_place=tournament.points_by_place,
+        tiebreaks=tournament.tiebreaks,
+        names={e.player_id: str(e.player) for e in entries},
+    )
+    by_id = {e.player_id: e for e in entries}
+    played: dict[int, int] = {}
+    for table in tables:
+        for p in table.seats:
+            played[p] = played.get(p, 0) + 1
+    return [
+        StandingLine(
+            rank=row.rank,
+            player=by_id[row.entrant].player,
+            match_points=standings_algo.json_number(row.match_points),
+            game_score=standings_algo.json_number(row.game_score),
+            tiebreaks={k: None if v is None else standings_algo.json_number(v) for k, v in row.tiebreak_values.items()},
+            explanation=row.explanation,
+            played=played.get(row.entrant, 0),
+            withdrawn=not by_id[row.entrant].active,
+        )
+        for row in rows
+    ]
+
+
+@dataclass(frozen=True)
+class LeaderboardLine:
+    rank: int
+    player: Player
+    rating: float
+    mu: float
+    sigma: float | None
+    games: int
+    provisional: bool
+
+
+def ladder_leaderboard(ladder: RatingLadder, limit: int | None = None) -> list[LeaderboardLine]:
+    """Players by the system's leaderboard value (Elo: the rating; openskill: mu − 3σ)."""
+    system = ratings.system_from_json(ladder.config)
+    lines = []
+    for row in Rating.objects.filter(ladder=ladder).select_related("player"):
+        value = ratings.Rating(mu=row.mu, sigma=row.sigma, games=row.games)
+        lines.append((system.leaderboard_value(value), row, system.is_provisional(value)))
+    lines.sort(key=lambda t: (-t[0], t[1].player.name))
+    out = []
+    for i, (value, row, provisional) in enumerate(lines[:limit] if limit else lines, start=1):
+        out.append(LeaderboardLine(i, row.player, value, row.mu, row.sigma, row.games, provisional))
+    return out
+
+
+def rating_history(ladder: RatingLadder, player: Player) -> QuerySet[RatingChange]:
+    return RatingChange.objects.filter(ladder=ladder, player=player).select_related("match__round__tournament").order_by("sequence")
+
+
+def current_ladder(slug: str) -> RatingLadder | None:
+    return RatingLadder.objects.filter(slug=slug).order_by("-version").first()
+
+
+def tournament_rounds(tournament: Tournament) -> QuerySet[Round]:
+    """Rounds with their matches and seats, for brackets and round pages."""
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position"))
+    matches = Prefetch("matches", queryset=Match.objects.order_by("table").prefetch_related(seats))
+    return tournament.rounds.order_by("number").prefetch_related(matches)
+
+
+def replay_available(match: Match) -> tuple[bool, str]:
+    """A finished match may be replayed; in duplicate play only once its round is over, since
+    the other tables of the round play the same cards."""
+    if match.status != Match.Status.FINISHED:
+        return False, "the match is not finished"
+    if match.deal is not None and match.round.status != Round.Status.FINISHED:
+        return False, "other tables of this round play the same deal: its replay opens when the round ends"
+    return True, ""

@@ -1,0 +1,108 @@
+"""Players: people, and bots with their configuration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+import bots
+import engine
+from tournaments.models import Player
+
+from .errors import ServiceError
+
+
+EXTERNAL = frozenset({"subprocess", "http"})  # registered in bots/, but configured as their own kinds
+
+
+def builtin_bots(game: str | None = None) -> set[str]:
+    """Names of the built-in bots (for ``game``, or for any game)."""
+    games = [game] if game else list(engine.games())
+    return {b for g in games for b in bots.available(g)} - EXTERNAL
+
+
+def _check_bot_config(bot_kind: str, config: Any) -> dict:
+    if not isinstance(config, dict):
+        raise ServiceError("bot_config must be an object", "bot_config")
+    if bot_kind == Player.BotKind.BUILTIN:
+        name = config.get("bot")
+        known = sorted(builtin_bots())
+        if name not in known:
+            raise ServiceError(f"bot_config.bot must be a built-in bot: one of {', '.join(known)}", "bot_config")
+        if not isinstance(config.get("options", {}), dict):
+            raise ServiceError("bot_config.options must be an object", "bot_config")
+    elif bot_kind == Player.BotKind.SUBPROCESS:
+        command = config.get("command")
+        if not (isinstance(command, list) and command and all(isinstance(a, str) for a in command)):
+            raise ServiceError("bot_config.command must be a non-empty list of strings", "bot_config")
+    elif bot_kind == Player.BotKind.HTTP:
+        url = config.get("url")
+        if not (isinstance(url, str) and url.startswith(("http://", "https://"))):
+            raise ServiceError("bot_config.url must be an http:// or https:// URL", "bot_config")
+    else:
+        raise ServiceError(f"bot_kind must be one of {', '.join(Player.BotKind.values)}", "bot_kind")
+    return config
+
+
+@transaction.atomic
+def player_create(
+    *,
+    name: str,
+    kind: str,
+    display_name: str = "",
+    bot_kind: str = "",
+    bot_config: dict | None = None,
+    owner=None,
+) -> Player:
+    """Register a person or a bot. A bot needs a kind and a configuration that can run."""
+    if kind not in Player.Kind.values:
+        raise ServiceError(f"kind must be one of {', '.join(Player.Kind.values)}", "kind")
+    if kind == Player.Kind.PERSON:
+        if bot_kind or bot_config:
+            raise ServiceError("a person has no bot_kind or bot_config", "bot_kind")
+        config: dict = {}
+    else:
+        config = _check_bot_config(bot_kind, bot_config if bot_config is not None else {})
+        if bot_kind == Player.BotKind.SUBPROCESS and owner is not None and not getattr(owner, "is_staff", False):
+            # A subprocess bot is a command run on the service's own machines.
+            raise ServiceError("only staff may register subprocess bots: they run on the server", "bot_kind", code="forbidden")
+    if Player.objects.filter(name=name).exists():
+        raise ServiceError(f"a player named {name!r} already exists", "name", code="unique")
+    try:
+        with transaction.atomic():
+            return Player.objects.create(
+                name=name, display_name=display_name, kind=kind, bot_kind=bot_kind, bot_config=config, owner=owner
+            )
+    except IntegrityError:
+        raise ServiceError(f"a player named {name!r} already exists", "name", code="unique") from None
+
+
+def builtin_bot_get_or_create(*, bot: str, name: str | None = None, options: dict | None = None) -> Player:
+    """The Player for a built-in bot (created on first use), e.g. for demos and run_tournament."""
+    name = name or f"{bot}-bot"
+    player = Player.objects.filter(name=name).first()
+    if player is not None:
+        return player
+    return player_create(
+        name=name,
+        kind=Player.Kind.BOT,
+        display_name=name,
+        bot_kind=Player.BotKind.BUILTIN,
+        bot_config={"bot": bot, "options": options or {}},
+    )
+
+
+def player_bot(player: Player, *, game: str, seed: int) -> bots.Bot:
+    """The bot that plays for ``player`` at ``game`` (a ServiceError if it cannot)."""
+    if player.kind != Player.Kind.BOT:
+        raise ServiceError(f"{player.name} is a person, not a bot", "player")
+    config = player.bot_config
+    try:
+        if player.bot_kind == Player.BotKind.BUILTIN:
+            return bots.create(config["bot"], game=game, seed=seed, **config.get("options", {}))
+        if player.bot_kind == Player.BotKind.SUBPROCESS:
+            return bots.create("subprocess", game=game, seed=seed, command=config["command"], limits=config.get("limits"))
+        return bots.create("http", game=game, seed=seed, url=config["url"], limits=config.get("limits"))
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ServiceError(f"{player.name} cannot play {game}: {exc}", "player") from None

@@ -1,0 +1,95 @@
+"""Results reported by people for matches played on real tables: versioned submissions,
+confirmation by someone else, and an audit trail."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from tournaments.models import AuditEvent, Match, Result, ResultSubmission
+
+from .errors import ServiceError
+from .matches import _check_result, match_record_result
+
+
+def _same(submission_or_result, scores: list, places: list) -> bool:
+    return list(submission_or_result.scores) == list(scores) and list(submission_or_result.places) == list(places)
+
+
+@transaction.atomic
+def result_submit(*, match: Match, scores: list[int], places: list[int], user=None) -> tuple[ResultSubmission, bool]:
+    """Report a result. Returns (submission, created).
+
+    The same result sent again is accepted once: the original submission is returned and
+    nothing new is written. A different result while one is recorded or awaiting
+    confirmation is refused with the reason."""
+    match = Match.objects.select_for_update().get(pk=match.pk)
+    _check_result(match, scores, places)
+    if match.status == Match.Status.FINISHED:
+        result = Result.objects.get(match=match)
+        original = match.submissions.filter(status=ResultSubmission.Status.CONFIRMED).first()
+        if _same(result, scores, places) and original is not None:
+            return original, False
+        raise ServiceError(
+            f"match {match.pk} already has a recorded result (scores {result.scores}, places {result.places}); "
+            "a different one cannot replace it",
+            "scores",
+            code="conflict",
+        )
+    pending = match.submissions.filter(status=ResultSubmission.Status.PENDING).order_by("-version").first()
+    if pending is not None:
+        if _same(pending, scores, places):
+            return pending, False
+        raise ServiceError(
+            f"version {pending.version} of this match's result (scores {pending.scores}) awaits confirmation; "
+            "confirm or reject it before reporting another",
+            "scores",
+            code="conflict",
+        )
+    version = (match.submissions.order_by("-version").values_list("version", flat=True).first() or 0) + 1
+    submission = ResultSubmission.objects.create(
+        match=match, version=version, scores=scores, places=places, submitted_by=user
+    )
+    AuditEvent.objects.create(
+        tournament_id=match.round.tournament_id, match=match, actor=user, action="result_submitted",
+        detail={"version": version, "scores": scores, "places": places},
+    )
+    return submission, True
+
+
+@transaction.atomic
+def result_confirm(*, submission: ResultSubmission, user=None) -> Match:
+    """Confirm a pending submission (by someone other than its author, unless staff): it
+    becomes the match's result, with everything that follows from it."""
+    submission = ResultSubmission.objects.select_for_update().get(pk=submission.pk)
+    if submission.status != ResultSubmission.Status.PENDING:
+        raise ServiceError(f"version {submission.version} is already {submission.status}", "status", code="conflict")
+    if user is not None and submission.submitted_by_id == user.pk and not user.is_staff:
+        raise ServiceError("a result is confirmed by someone other than its author", "user", code="forbidden")
+    submission.status = ResultSubmission.Status.CONFIRMED
+    submission.confirmed_by = user
+    submission.save(update_fields=["status", "confirmed_by"])
+    AuditEvent.objects.create(
+        tournament_id=submission.match.round.tournament_id, match=submission.match, actor=user,
+        action="result_confirmed", detail={"version": submission.version},
+    )
+    return match_record_result(
+        match_id=submission.match_id, scores=list(submission.scores), places=list(submission.places),
+        source=Result.Source.REPORTED, actor=user,
+    )
+
+
+@transaction.atomic
+def result_reject(*, submission: ResultSubmission, reason: str, user=None) -> ResultSubmission:
+    if not reason:
+        raise ServiceError("a rejection needs a reason", "reason")
+    submission = ResultSubmission.objects.select_for_update().get(pk=submission.pk)
+    if submission.status != ResultSubmission.Status.PENDING:
+        raise ServiceError(f"version {submission.version} is already {submission.status}", "status", code="conflict")
+    submission.status = ResultSubmission.Status.REJECTED
+    submission.reason = reason[:200]
+    submission.save(update_fields=["status", "reason"])
+    AuditEvent.objects.create(
+        tournament_id=submission.match.round.tournament_id, match=submission.match, actor=user,
+        action="result_rejected", detail={"version": submission.version, "reason": reason},
+    )
+    return submission

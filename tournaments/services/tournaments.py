@@ -1,0 +1,309 @@
+"""Tournaments: creation, entries, starting, and the rounds that follow one another."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+import engine
+from tournaments import formats, standings
+from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Round, Seat, Tournament
+
+from .dispatch import dispatch_matches
+from .errors import ServiceError
+from .seeds import derive_rng, derive_seed
+
+
+def _check_game(game: str, table_size: Any, options: Any) -> dict:
+    """The engine options as given, checked for every table size the tournament may use
+    (a knockout's last tables can be smaller). Defaults that depend on the table size, such
+    as the dealer seat, are left to each match."""
+    try:
+        rules = engine.game(game)
+    except engine.UnknownGame as exc:
+        raise ServiceError(str(exc), "game") from None
+    if not isinstance(table_size, int) or not rules.min_players <= table_size <= rules.max_players:
+        raise ServiceError(
+            f"{rules.title} is played by {rules.min_players} to {rules.max_players} at a table, not {table_size!r}",
+            "table_size",
+        )
+    if not isinstance(options, dict):
+        raise ServiceError("options must be an object of engine options", "options")
+    for players in range(rules.min_players, table_size + 1):
+        try:
+            rules.resolve_options(players, options)
+        except engine.InvalidOptions as exc:
+            where = "" if players == table_size else f" (at a table of {players})"
+            raise ServiceError(f"{exc}{where}", "options") from None
+    return dict(options)
+
+
+def _make_format(name: str, config: dict, table_size: int, duplicate: bool):
+    if name not in formats.FORMATS:
+        raise ServiceError(f"format must be one of {', '.join(sorted(formats.FORMATS))}", "format")
+    if not isinstance(config, dict):
+        raise ServiceError("format_config must be an object", "format_config")
+    for reserved in ("seats", "duplicate"):
+        if reserved in config:
+            raise ServiceError(f"set {reserved!r} as the tournament's {'table_size' if reserved == 'seats' else reserved}, "
+                               "not in format_config", "format_config")
+    fields = {f.name for f in dataclasses.fields(formats.FORMATS[name])}
+    if "seats" in fields:
+        config = {**config, "seats": table_size}
+    elif table_size != 2:
+        raise ServiceError(f"{name} is played at tables of 2, not {table_size}", "table_size")
+    try:
+        return formats.make_format(name, duplicate=duplicate, **config)
+    except (TypeError, ValueError) as exc:
+        raise ServiceError(str(exc), "format_config") from None
+
+
+def _check_scoring(points_by_place: Any, tiebreaks: Any, table_size: int) -> tuple[list, list]:
+    if points_by_place in (None, []):
+        points_by_place = list(standings.default_points_by_place(table_size))
+    if not (
+        isinstance(points_by_place, list)
+        and len(points_by_place) == table_size
+        and all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in points_by_place)
+    ):
+        raise ServiceError(f"points_by_place must list {table_size} numbers, for places 1 to {table_size}", "points_by_place")
+    if tiebreaks in (None, []):
+        tiebreaks = list(standings.DEFAULT_TIEBREAKS)
+    if not isinstance(tiebreaks, list) or not all(isinstance(t, str) for t in tiebreaks):
+        raise ServiceError("tiebreaks must be a list of names", "tiebreaks")
+    unknown = [t for t in tiebreaks if t not in standings.TIEBREAKS]
+    if unknown:
+        raise ServiceError(
+            f"unknown tie-break(s) {', '.join(unknown)}; valid: {', '.join(sorted(standings.TIEBREAKS))}", "tiebreaks"
+        )
+    return points_by_place, tiebreaks
+
+
+@transaction.atomic
+def tournament_create(
+    *,
+    name: str,
+    slug: str,
+    game: str,
+    table_size: int,
+    format: str,
+    options: dict | None = None,
+    format_config: dict | None = None,
+    duplicate: bool = False,
+    points_by_place: list | None = None,
+    tiebreaks: list | None = None,
+    seed: int | None = None,
+    ladder: RatingLadder | None = None,
+    starts_at: datetime | None = None,
+    round_interval: timedelta | None = None,
+    actor=None,
+) -> Tournament:
+    """A new tournament, open for registration. Every rule and format choice is checked now,
+    so a tournament that starts can always be played."""
+    resolved = _check_game(game, table_size, options or {})
+    _make_format(format, format_config or {}, table_size, duplicate)
+    points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
+    if ladder is not None and ladder.game != game:
+        raise ServiceError(f"ladder {ladder.slug} rates {ladder.game}, not {game}", "ladder")
+    if Tournament.objects.filter(slug=slug).exists():
+        raise ServiceError(f"a tournament with slug {slug!r} already exists", "slug", code="unique")
+    if seed is None:
+        seed = derive_seed(slug, timezone.now().isoformat())
+    tournament = Tournament.objects.create(
+        name=name,
+        slug=slug,
+        game=game,
+        options=resolved,
+        format=format,
+        format_config=format_config or {},
+        table_size=table_size,
+        duplicate=duplicate,
+        points_by_place=points_by_place,
+        tiebreaks=tiebreaks,
+        seed=seed,
+        ladder=ladder,
+        starts_at=starts_at,
+        round_interval=round_interval,
+        status=Tournament.Status.REGISTRATION,
+    )
+    AuditEvent.objects.create(tournament=tournament, actor=actor, action="created", detail={"format": format})
+    return tournament
+
+
+def _can_play(player: Player, game: str) -> None:
+    if not player.active:
+        raise ServiceError(f"{player.name} is not active", "player")
+    if player.kind == Player.Kind.BOT and player.bot_kind == Player.BotKind.BUILTIN:
+        from .players import builtin_bots
+
+        if player.bot_config.get("bot") not in builtin_bots(game):
+            raise ServiceError(f"built-in bot {player.bot_config.get('bot')!r} does not play {game}", "player")
+
+
+@transaction.atomic
+def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None = None, actor=None) -> Entry:
+    """Enter ``player``; seeds default to the order of entry."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+        raise ServiceError(f"entries are closed: the tournament is {tournament.status}", "tournament")
+    _can_play(player, tournament.game)
+    if tournament.entries.filter(player=player).exists():
+        raise ServiceError(f"{player.name} is already entered", "player", code="unique")
+    taken = set(tournament.entries.values_list("seed_rank", flat=True))
+    if seed_rank is None:
+        seed_rank = max(taken, default=0) + 1
+    elif seed_rank in taken:
+        raise ServiceError(f"seed {seed_rank} is taken", "seed_rank", code="unique")
+    entry = Entry.objects.create(tournament=tournament, player=player, seed_rank=seed_rank)
+    AuditEvent.objects.create(tournament=tournament, actor=actor, action="entered", detail={"player": player.name})
+    return entry
+
+
+@transaction.atomic
+def entry_withdraw(*, entry: Entry, actor=None) -> Entry:
+    """Withdraw from the rounds not yet made; matches already made are played or reported."""
+    entry = Entry.objects.select_for_update().get(pk=entry.pk)
+    if entry.withdrawn_at is None:
+        entry.withdrawn_at = timezone.now()
+        entry.save(update_fields=["withdrawn_at"])
+        AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="withdrew",
+                                  detail={"player": entry.player.name})
+    return entry
+
+
+@transaction.atomic
+def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> Entry:
+    if not reason:
+        raise ServiceError("a disqualification needs a reason", "reason")
+    entry = Entry.objects.select_for_update().get(pk=entry.pk)
+    entry.disqualified = reason[:200]
+    entry.save(update_fields=["disqualified"])
+    AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="disqualified",
+                              detail={"player": entry.player.name, "reason": reason})
+    return entry
+
+
+@transaction.atomic
+def entry_check_in(*, entry: Entry) -> Entry:
+    Entry.objects.filter(pk=entry.pk).update(checked_in=True)
+    entry.refresh_from_db()
+    return entry
+
+
+def active_entrants(tournament: Tournament) -> list[int]:
+    """Player ids still competing, best seed first."""
+    return list(
+        tournament.entries.filter(withdrawn_at__isnull=True, disqualified="")
+        .order_by("seed_rank")
+        .values_list("player_id", flat=True)
+    )
+
+
+def round_history(tournament: Tournament) -> list[formats.RoundResult]:
+    """Finished rounds as the formats see them: seats, places and scores of every table."""
+    history = []
+    rounds = tournament.rounds.filter(status=Round.Status.FINISHED).order_by("number")
+    for rnd in rounds.prefetch_related("matches__seats"):
+        tables = []
+        for match in rnd.matches.all():
+            seats = sorted(match.seats.all(), key=lambda s: s.position)
+            tables.append(
+                formats.TableResult(
+                    seats=tuple(s.player_id for s in seats),
+                    places=tuple(s.place for s in seats),
+                    scores=tuple(s.score for s in seats),
+                )
+            )
+        history.append(formats.RoundResult(number=rnd.number, tables=tuple(tables), byes=tuple(rnd.byes)))
+    return history
+
+
+@transaction.atomic
+def tournament_start(*, tournament: Tournament, actor=None) -> Tournament:
+    """Close registration and make round 1."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+        raise ServiceError(f"the tournament is already {tournament.status}", "status")
+    entrants = active_entrants(tournament)
+    if len(entrants) < tournament.table_size:
+        raise ServiceError(
+            f"{len(entrants)} entrants cannot fill a table of {tournament.table_size}", "entries"
+        )
+    tournament.status = Tournament.Status.RUNNING
+    tournament.save(update_fields=["status"])
+    AuditEvent.objects.create(tournament=tournament, actor=actor, action="started", detail={"entrants": len(entrants)})
+    round_create_next(tournament=tournament)
+    return tournament
+
+
+def round_create_next(*, tournament: Tournament) -> Round | None:
+    """Ask the format for the next round and make its matches; finish the tournament when the
+    format has no more. Call inside a transaction holding the tournament's row."""
+    fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    while True:
+        number = tournament.rounds.count() + 1
+        rng = derive_rng(tournament.seed, "round", number)
+        planned = fmt.next_round(active_entrants(tournament), round_history(tournament), rng)
+        if planned is None:
+            tournament_finish(tournament=tournament)
+            return None
+        rnd = _round_create(tournament, number, planned)
+        if planned.tables:
+            return rnd
+        # A round of byes only (double elimination keeps its round numbers in step this
+        # way): it is over as soon as it is made.
+        rnd.status = Round.Status.FINISHED
+        rnd.finished_at = timezone.now()
+        rnd.save(update_fields=["status", "finished_at"])
+
+
+def _round_create(tournament: Tournament, number: int, planned: formats.Round) -> Round:
+    rnd = Round.objects.create(
+        tournament=tournament, number=number, notes=list(planned.notes), byes=list(planned.byes)
+    )
+    players = Player.objects.in_bulk({p for table in planned.tables for p in table.seats})
+    bot_matches = []
+    for index, table in enumerate(planned.tables, start=1):
+        # Duplicate play: tables with one deal key share the seed, so they share the cards.
+        if table.deal is not None:
+            seed = derive_seed(tournament.seed, "round", number, "deal", table.deal)
+        else:
+            seed = derive_seed(tournament.seed, "round", number, "table", index)
+        match = Match.objects.create(
+            round=rnd, table=index, seed=seed, deal=table.deal, notes=list(table.notes),
+            scheduled_at=tournament.starts_at if number == 1 else None,
+        )
+        Seat.objects.bulk_create(
+            Seat(match=match, position=pos, player_id=pid) for pos, pid in enumerate(table.seats)
+        )
+        if all(players[pid].kind == Player.Kind.BOT for pid in table.seats):
+            bot_matches.append(match.pk)
+    AuditEvent.objects.create(tournament=tournament, action="round_made",
+                              detail={"round": number, "tables": len(planned.tables), "byes": list(planned.byes)})
+    dispatch_matches(bot_matches)
+    return rnd
+
+
+def tournament_finish(*, tournament: Tournament) -> Tournament:
+    """Mark the tournament finished (inside the transaction that completed its last round)."""
+    if tournament.status != Tournament.Status.FINISHED:
+        tournament.status = Tournament.Status.FINISHED
+        tournament.finished_at = timezone.now()
+        tournament.save(update_fields=["status", "finished_at"])
+        AuditEvent.objects.create(tournament=tournament, action="finished", detail={})
+    return tournament
+
+
+@transaction.atomic
+def tournament_cancel(*, tournament: Tournament, actor=None) -> Tournament:
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status == Tournament.Status.FINISHED:
+        raise ServiceError("a finished tournament cannot be cancelled", "status")
+    tournament.status = Tournament.Status.CANCELLED
+    tournament.save(update_fields=["status"])
+    AuditEvent.objects.create(tournament=tournament, actor=actor, action="cancelled", detail={})
+    return tournament
