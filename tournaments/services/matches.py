@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from tournaments.models import AuditEvent, Match, Player, Result, Round, Tournament
+from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, Tournament
 
 from .dispatch import dispatch_matches
 from .errors import ServiceError
@@ -154,7 +154,8 @@ def match_record_result(
             return match
         _check_result(match, scores, places)
         forfeits = forfeits or {}
-        for seat in match.seats.all():
+        seats = list(match.seats.all())
+        for seat in seats:
             i = seat.position
             seat.score = scores[i]
             seat.place = places[i]
@@ -163,7 +164,9 @@ def match_record_result(
             seat.forfeit_detail = detail[:4000]
             seat.decisions = decisions[i] if decisions else 0
             seat.think_seconds = think_seconds[i] if think_seconds else 0.0
-            seat.save(update_fields=["score", "place", "forfeit_reason", "forfeit_detail", "decisions", "think_seconds"])
+        Seat.objects.bulk_update(
+            seats, ["score", "place", "forfeit_reason", "forfeit_detail", "decisions", "think_seconds"]
+        )
         Result.objects.create(match=match, scores=scores, places=places, source=source)
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()

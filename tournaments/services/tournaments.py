@@ -204,22 +204,34 @@ def active_entrants(tournament: Tournament) -> list[int]:
 
 
 def round_history(tournament: Tournament) -> list[formats.RoundResult]:
-    """Finished rounds as the formats see them: seats, places and scores of every table."""
-    history = []
-    rounds = tournament.rounds.filter(status=Round.Status.FINISHED).order_by("number")
-    for rnd in rounds.prefetch_related("matches__seats"):
-        tables = []
-        for match in rnd.matches.all():
-            seats = sorted(match.seats.all(), key=lambda s: s.position)
-            tables.append(
+    """Finished rounds as the formats see them: seats, places and scores of every table, in
+    the order the rounds and tables were made (elimination reads its seeding back from it)."""
+    finished = list(
+        tournament.rounds.filter(status=Round.Status.FINISHED).order_by("number").values_list("pk", "number", "byes")
+    )
+    seats = (
+        Seat.objects.filter(match__round__in=[pk for pk, _, _ in finished])
+        .order_by("match__round__number", "match__table", "position")
+        .values_list("match__round_id", "match_id", "player_id", "place", "score")
+    )
+    tables: dict[int, list[formats.TableResult]] = {pk: [] for pk, _, _ in finished}
+    rows: list[tuple] = []
+
+    def flush() -> None:
+        if rows:
+            tables[rows[0][0]].append(
                 formats.TableResult(
-                    seats=tuple(s.player_id for s in seats),
-                    places=tuple(s.place for s in seats),
-                    scores=tuple(s.score for s in seats),
+                    seats=tuple(r[2] for r in rows), places=tuple(r[3] for r in rows), scores=tuple(r[4] for r in rows)
                 )
             )
-        history.append(formats.RoundResult(number=rnd.number, tables=tuple(tables), byes=tuple(rnd.byes)))
-    return history
+            rows.clear()
+
+    for row in seats:
+        if rows and row[1] != rows[0][1]:
+            flush()
+        rows.append(row)
+    flush()
+    return [formats.RoundResult(number=n, tables=tuple(tables[pk]), byes=tuple(byes)) for pk, n, byes in finished]
 
 
 @transaction.atomic

@@ -1,0 +1,133 @@
+"""Orchestration overhead: a bot round robin through the real broker and workers, against the
+engine alone playing the same matches in one process.
+
+    python bench/tournament.py [--game piazza] [--entrants 10] [--table-size 2] [--cycles 2]
+                               [--bot random] [--workers 1] [--option hands=2]
+
+Needs PostgreSQL and Redis (DATABASE_URL, CELERY_BROKER_URL; defaults: the local servers,
+database ``mazziere_bench``, Redis db 14). It migrates that database, starts ``--workers``
+Celery worker processes (concurrency 1 each) on a queue of its own, runs the tournament to the
+end, then replays every one of its matches in this process with ``bots.runner.play_match`` (the
+same seeds, bots and options) and prints:
+
+* matches/s through the workers, per worker process;
+* matches/s of the engine and bots alone, in one process;
+* the orchestration overhead per match (claim, record, ratings, next round, broker round trips)
+  and as a share of the work, against the goal of 20%.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    base = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(base, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="piazza")
+    parser.add_argument("--entrants", type=int, default=10)
+    parser.add_argument("--table-size", type=int, default=2)
+    parser.add_argument("--cycles", type=int, default=2, help="round robin cycles")
+    parser.add_argument("--bot", default="random", help="built-in bot for every entrant")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (concurrency 1 each)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args()
+
+    os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mazziere_bench")
+    os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    queue = f"bench-{os.getpid()}"
+    os.environ["MATCH_QUEUE"] = queue
+    ensure_database(os.environ["DATABASE_URL"])
+
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+    import bots.runner
+    from tournaments.management.commands.run_tournament import parse_pairs
+    from tournaments.models import Match, Tournament
+    from tournaments.services.players import builtin_bot_get_or_create, player_bot
+    from tournaments.services.seeds import derive_seed
+    from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
+
+    workers = []
+    env = dict(os.environ, DATABASE_CONN_MAX_AGE="60")
+    for i in range(args.workers):
+        workers.append(subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "tournaments", "worker", "-Q", queue, "-n", f"bench{i}-{os.getpid()}@%h",
+             "--concurrency=1", "--pool=prefork", "--loglevel=warning", "--without-gossip", "--without-mingle"],
+            cwd=ROOT, env=env, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ))
+    try:
+        from tournaments.celery import app
+
+        names = {f"bench{i}-{os.getpid()}" for i in range(args.workers)}
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            replies = app.control.ping(timeout=1.0) or []
+            if names <= {n.split("@")[0] for r in replies for n in r}:
+                break
+        slug = f"bench-{os.getpid()}-{int(time.time())}"
+        tournament = tournament_create(
+            name=slug, slug=slug, game=args.game, table_size=args.table_size, format="round_robin",
+            format_config={"cycles": args.cycles}, options=parse_pairs(args.option, "--option"), seed=7,
+        )
+        for i in range(args.entrants):
+            entry_add(tournament=tournament, player=builtin_bot_get_or_create(bot=args.bot, name=f"bench-{args.bot}-{i}"))
+        t0 = time.perf_counter()
+        tournament_start(tournament=tournament)
+        while Tournament.objects.get(pk=tournament.pk).status != Tournament.Status.FINISHED:
+            time.sleep(0.05)
+        through_workers = time.perf_counter() - t0
+    finally:
+        for worker in workers:
+            os.killpg(worker.pid, signal.SIGTERM)
+        for worker in workers:
+            worker.wait(timeout=30)
+
+    matches = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
+                   .prefetch_related("seats__player"))
+    t0 = time.perf_counter()
+    for match in matches:
+        seats = sorted(match.seats.all(), key=lambda s: s.position)
+        players = [player_bot(s.player, game=args.game, seed=derive_seed(match.seed, "bot", s.position)) for s in seats]
+        bots.runner.play_match(args.game, players, seed=match.seed, options=tournament.options)
+    alone = time.perf_counter() - t0
+
+    n = len(matches)
+    per_worker = n / through_workers / args.workers
+    engine_rate = n / alone
+    overhead_ms = (through_workers * args.workers - alone) / n * 1000
+    share = 1 - per_worker / engine_rate
+    print(f"{args.game}, {args.entrants} {args.bot} bots, tables of {args.table_size}, {n} matches, "
+          f"{args.workers} worker process(es)")
+    print(f"  through broker and workers: {n / through_workers:8.1f} matches/s ({per_worker:.1f} per worker process)")
+    print(f"  engine and bots alone:      {engine_rate:8.1f} matches/s in one process")
+    print(f"  orchestration overhead:     {overhead_ms:8.1f} ms per match, {share:.0%} of the time "
+          f"(goal: under 20%: {'met' if share < 0.20 else 'NOT met'})")
+
+
+if __name__ == "__main__":
+    main()
