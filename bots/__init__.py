@@ -54,3 +54,12 @@ def create(name: str, game: str, seed: int | str | None = None, **options: Any) 
 register("random", RandomBot)
 register("subprocess", SubprocessBot)  # command=[...], limits=..., sandbox=...
 register("http", HttpBot)  # url=..., limits=...
+
+# Built-in players beyond random (issue 6): heuristic per game, expectimax for Sette e mezzo,
+# ismcts for every game whose engine can determinize a view.
+from . import heuristic as _heuristic, ismcts as _ismcts  # noqa: E402
+from .sette_e_mezzo_bots import ExpectimaxBot  # noqa: E402
+
+register("heuristic", _heuristic.create, games=tuple(_heuristic.HEURISTICS))
+register("expectimax", ExpectimaxBot, games=("sette_e_mezzo",))
+register("ismcts", _ismcts.IsmctsBot, games=_ismcts.searchable_games())

@@ -175,6 +175,20 @@ class Game:
         resolved = self.resolve_options(players, options)
         return self.state_class(self, players, seed, resolved, deck)
 
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> State:
+        """A complete, playable state consistent with ``view`` (a ``view(seat)`` dict).
+
+        For search bots (ISMCTS): everything the view shows is kept exactly; every card the
+        seat cannot know (others' hidden cards, the stock, face-down cards, future deals) is
+        sampled from the cards unaccounted for, consistently with what the view's public
+        events imply. It uses nothing but ``view`` and ``rng`` (so it cannot leak), in a
+        canonical order, so the same view and rng state give the same sample; and
+        ``sample.view(seat) == view`` except for the fields the game documents. The sample
+        is for playing on: its ``to_json()`` does not replay the real match.
+        Games without it raise NotImplementedError (ISMCTS is offered only where it exists).
+        """
+        raise NotImplementedError(f"{self.name} has no determinize")
+
 
 # --------------------------------------------------------------------------- states
 

@@ -88,6 +88,7 @@ cards as one packet in priority order; a lone winner's take-set is shown as it i
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -1084,6 +1085,9 @@ class PiazzaState(State):
             "penalties": list(self.penalties),
             "chips": list(self.chips),
             "rivolta_available": _bits(~self.rivolta_mask, n),
+            "rivolta_scope": "per_table" if self.per_table else "per_player",
+            "table_max": self.table_max,
+            "replacement_limit": self.replacement_limit,
             "requested": _bits(self.requested, n),
             "scores": self.scores(),
             "events": self._events_for(seat, self.turn_start),
@@ -1136,6 +1140,404 @@ class Piazza(Game):
         ),
         "dealer": dealer_option(),
     }
+
+    def determinize(self, view: dict[str, Any], rng: random.Random) -> PiazzaState:
+        """A playable state consistent with ``view`` (see :meth:`engine.Game.determinize`).
+
+        Kept exactly: the seat's hand, every count, the figures won and set aside, the
+        figure, the phase with its trade and betting, penalties, chips and scores. Known from
+        the turn's events: cards traded or shown in an offer are in their holder's hand (until
+        he throws them or makes a private replacement discard), the seat's own replacement
+        discards and the take-sets thrown are in the discard pile (until a reshuffle).
+        Sampled uniformly from the numerals unaccounted for, in canonical order: the rest of
+        the others' hands, the stock's order and the discard pile; the figure deck's order
+        from the figures not yet seen; the secret take-sets already chosen by others in a
+        conflict (uniformly among each one's take-sets). Later rivolte and reshuffles use a
+        fresh seed drawn from ``rng``.
+
+        What the current step implies is respected, by rejection (then seat by seat if that
+        takes too long): a seat that offered, declined or was asked to give holds the rank
+        requested and a seat skipped by that request holds none; the claimant, the caller,
+        every seat asked to join and every participant still in holds a take-set, and a seat
+        skipped by the joining round holds none. Not used: who was skipped by earlier polls
+        and what happened in earlier turns (the view shows only the current turn), and what
+        opponents' choices suggest about their hands. The sample's log is the view's events
+        (the seat's private ones hidden from the others), so ``view(seat) == view``; other
+        seats' views of it lack their own private events, and its ``to_json()`` replays
+        nothing.
+        """
+        return _determinize(self, view, rng)
+
+
+_PRIVATE = {"draw": ("card",), "redeal": ("cards",), "replace": ("card",), "secret": ("cards",)}
+
+
+def _visibility(event: dict, seat: int) -> tuple[tuple[int, ...], dict] | None:
+    """Who may see ``event`` in a sample: the seat's own private events stay its own."""
+    hidden = _PRIVATE.get(event["type"])
+    if hidden is None or event.get("seat") != seat or hidden[0] not in event:
+        return None
+    redacted = {k: v for k, v in event.items() if k not in hidden}
+    if event["type"] == "redeal":
+        redacted["count"] = len(event["cards"])
+    return ((seat,), redacted)
+
+
+def _known_from_events(view: dict[str, Any]) -> tuple[list[Counter], Counter, list[int]]:
+    """From the turn's events: the cards each seat is known to hold, the cards known to lie
+    in the discard pile, and (for the current request or joining round) who was asked."""
+    n = view["players"]
+    me = view["seat"]
+    known = [Counter() for _ in range(n)]
+    discarded: Counter = Counter()
+    asked: list[int] = []
+    for e in view["events"]:
+        kind = e["type"]
+        if kind == "redeal":
+            if e["seat"] != me:
+                known[e["seat"]].clear()
+        elif kind == "offer":
+            asked.append(e["seat"])
+            if "show" in e:
+                known[e["seat"]][e["show"]] = max(1, known[e["seat"]][e["show"]])
+        elif kind in ("decline", "stay_out", "join", "join_raise"):
+            asked.append(e["seat"])
+        elif kind in ("request", "prendo"):
+            asked = []
+        elif kind == "give":
+            giver = known[e["seat"]]
+            if giver[e["card"]]:
+                giver[e["card"]] -= 1
+            known[e["to"]][e["card"]] += 1
+        elif kind == "take":
+            _thrown(known[e["seat"]], e["cards"], discarded)
+        elif kind == "reveal":
+            for ts in e["take_sets"]:
+                _thrown(known[ts["seat"]], ts["cards"], discarded)
+        elif kind == "replace":
+            if "card" in e:
+                discarded[e["card"]] += 1
+            else:
+                known[e["seat"]].clear()  # one card went, unseen: perhaps a known one
+        elif kind == "reshuffle":
+            discarded.clear()
+    for k in known:
+        k += Counter()  # drop zeros
+    known[me] = Counter(view["hand"])
+    return known, discarded, asked
+
+
+def _thrown(known: Counter, cards: list[str], discarded: Counter) -> None:
+    for c in cards:
+        if known[c]:
+            known[c] -= 1
+        discarded[c] += 1
+
+
+def _constraints(view: dict[str, Any], asked: list[int]) -> dict[int, tuple[str, Any]]:
+    """What the current step says about each other seat's hand: ``("rank", r)`` holds a card
+    of rank r, ``("norank", r)`` holds none, ``("take", None)`` holds a take-set,
+    ``("notake", None)`` holds none."""
+    n = view["players"]
+    me = view["seat"]
+    phase = view["phase"]
+    turn = view["current_player"]
+    out: dict[int, tuple[str, Any]] = {}
+    if phase in ("offer", "choose", "give"):
+        req = view["request"]
+        rank = req["rank"]
+        responded = set(asked)
+        if phase == "offer":
+            responded.add(turn)
+        for i in range(1, n):
+            s = (req["seat"] + i) % n
+            if phase == "offer" and s == turn:
+                out[s] = ("rank", rank)
+                break
+            out[s] = ("rank", rank) if s in responded else ("norank", rank)
+    elif phase == "claim":
+        out[turn] = ("take", None)
+    elif phase in ("stake", "join", "response", "take", "reveal"):
+        bet = view["betting"]
+        caller = bet["caller"]
+        withdrawn = set(bet["withdrawn"])
+        for p in bet["participants"]:
+            if p not in withdrawn:
+                out[p] = ("take", None)
+        if phase != "stake":
+            responded = set(asked)
+            if phase == "join":
+                responded.add(turn)
+            finished = phase != "join"  # the joining round is over: the skipped had no take-set
+            for i in range(1, n):
+                s = (caller + i) % n
+                if phase == "join" and s == turn:
+                    out[s] = ("take", None)
+                    break
+                if s in responded:
+                    out.setdefault(s, ("take", None))
+                elif finished:
+                    out.setdefault(s, ("notake", None))
+        if phase == "take":
+            out[turn] = ("take", None)
+    out.pop(me, None)
+    return out
+
+
+def _satisfied(hand: tuple[str, ...], rule: tuple[str, Any], m: int) -> bool:
+    kind, rank = rule
+    if kind == "rank":
+        return any(RANK[c] == rank for c in hand)
+    if kind == "norank":
+        return not any(RANK[c] == rank for c in hand)
+    found = bool(take_sets(hand, m))
+    return found if kind == "take" else not found
+
+
+_TRIES = 200
+
+
+def _determinize(game: Piazza, view: dict[str, Any], rng: random.Random) -> PiazzaState:
+    n = view["players"]
+    me = view["seat"]
+    if not isinstance(me, int):
+        raise ValueError("determinize needs a seat's view, not a spectator's")
+    v = VARIANTS[view["deck"]]
+    key = v.order.__getitem__
+    known, discarded, asked = _known_from_events(view)
+    sizes = view["hand_sizes"]
+    pool = Counter(v.numerals)
+    for k in known:
+        pool.subtract(k)
+    pool.subtract(discarded)
+    if min(pool.values(), default=0) < 0:
+        raise ValueError("the view is inconsistent: a card is accounted for twice")
+    unseen = sorted(pool.elements(), key=key)  # canonical order
+    missing = [sizes[s] - sum(known[s].values()) for s in range(n)]
+    unknown_discards = view["discards"] - sum(discarded.values())
+    if min(missing) < 0 or unknown_discards < 0 or len(unseen) != sum(missing) + view["stock"] + unknown_discards:
+        raise ValueError("the view is inconsistent: zone sizes do not match the unseen cards")
+    known_cards = [sorted(k.elements(), key=key) for k in known]
+    rules = _constraints(view, asked)
+    m = view["modulus"] or 1
+    hidden = [s for s in range(n) if missing[s]]
+    # A caller asked for his stake has at least one seat that may join (else he took, 3.4).
+    joinable = None
+    if view["phase"] == "stake":
+        caller = view["betting"]["caller"]
+        joinable = [s for s in range(n) if s != caller]
+        if any(take_sets(tuple(known_cards[s]), m) for s in joinable if not missing[s]):
+            joinable = None
+
+    def deal(cards: list[str]) -> list[tuple[str, ...]] | None:
+        hands = []
+        pos = 0
+        for s in range(n):
+            hand = tuple(sorted(known_cards[s] + cards[pos : pos + missing[s]], key=key))
+            pos += missing[s]
+            rule = rules.get(s)
+            if rule is not None and not _satisfied(hand, rule, m):
+                return None
+            hands.append(hand)
+        if joinable and not any(take_sets(hands[s], m) for s in joinable):
+            return None
+        return hands
+
+    hands = None
+    for _ in range(_TRIES):
+        rest = shuffled(unseen, rng)
+        hands = deal(rest)
+        if hands is not None:
+            break
+    else:
+        open_seats = [s for s in joinable or () if missing[s]]
+        if open_seats:
+            rules.setdefault(open_seats[rng.randrange(len(open_seats))], ("take", None))
+        rest, hands = _seat_by_seat(unseen, known_cards, missing, rules, m, key, rng)
+    used = sum(missing[s] for s in hidden)
+    leftover = rest[used:]
+    discards = sorted(discarded.elements(), key=key) + leftover[: unknown_discards]
+    stock = leftover[unknown_discards:]
+    return _build(game, view, v, hands, stock, discards, asked, rng)
+
+
+def _seat_by_seat(unseen, known_cards, missing, rules, m, key, rng):
+    """The fallback when rejection of whole deals takes too long: each constrained seat in
+    turn draws its hidden cards from what is left until its rule holds."""
+    n = len(missing)
+    left = list(unseen)
+    parts: list[list[str] | None] = [None] * n
+    for s in sorted(rules):
+        for _ in range(_TRIES * 5):
+            pick = rng.sample(left, missing[s]) if missing[s] else []
+            hand = tuple(sorted(known_cards[s] + pick, key=key))
+            if _satisfied(hand, rules[s], m):
+                break
+        else:
+            raise ValueError(f"no hand for seat {s} satisfies {rules[s]}: the view is inconsistent")
+        for c in pick:
+            left.remove(c)
+        parts[s] = pick
+    left = shuffled(left, rng)
+    rest: list[str] = []
+    for s in range(n):
+        if parts[s] is None:
+            parts[s] = left[: missing[s]]
+            left = left[missing[s] :]
+        rest += parts[s]
+    rest += left
+    hands = [tuple(sorted(known_cards[s] + parts[s], key=key)) for s in range(n)]
+    return rest, hands
+
+
+def _build(game, view, v, hands, stock, discards, asked, rng) -> PiazzaState:
+    n = view["players"]
+    me = view["seat"]
+    state = object.__new__(PiazzaState)
+    phase = PHASE_NAMES.index(view["phase"])
+    turn_no = view["turn"]
+    lead = view["lead"]
+    state.game = game
+    state.players = n
+    state.seed = rng.randrange(2**63)  # later rivolte and reshuffles
+    state.dealer = (lead - turn_no) % n
+    state.options = {
+        "deck": v.name,
+        "rivolta_scope": view["rivolta_scope"],
+        "table_max": view["table_max"],
+        "replacement_limit": view["replacement_limit"],
+        "dealer": state.dealer,
+    }
+    state.deck = None
+    state.actions = []
+    state.log = list(view["events"])
+    state._vis = [_visibility(e, me) for e in view["events"]]
+    state.turn_start = 0
+    state.variant = v
+    state.card_order = v.order
+    state._key = v.order.__getitem__
+    state._requests = _REQUESTS[v.name]
+    state.table_max = view["table_max"]
+    state.per_table = view["rivolta_scope"] == "per_table"
+    state.replacement_limit = view["replacement_limit"]
+    # The figure deck: those seen (in any order: they are behind next_figure), then the rest.
+    unseen_figures = Counter(v.figures)
+    seen = [f for won in view["won"] for f in won] + list(view["set_aside"])
+    if view["figure"] is not None:
+        seen.append(view["figure"])
+    unseen_figures.subtract(seen)
+    rest = shuffled(sorted(unseen_figures.elements(), key=v.order.__getitem__), rng)
+    if len(rest) != view["figures_left"]:
+        raise ValueError("the view is inconsistent: figures do not add up")
+    state.figures = tuple(seen) + tuple(rest)
+    state.n_figures = len(state.figures)
+    state.next_figure = len(seen)
+    state.stock = list(reversed(stock))  # pop() takes the top
+    state.discards = list(discards)
+    state.reshuffles = 0
+    state.hands = list(hands)
+    state.won = tuple(tuple(w) for w in view["won"])
+    state.penalties = tuple(view["penalties"])
+    state.points = tuple(sc + PENALTY_POINTS * p for sc, p in zip(view["scores"], view["penalties"]))
+    state.chips = tuple(view["chips"])
+    state.rivolta_mask = sum(1 << s for s in range(n) if not view["rivolta_available"][s])
+    state.set_aside = tuple(view["set_aside"])
+    state.turn_no = turn_no
+    state._orders = tuple(tuple((ld + i) % n for i in range(n)) for ld in range(n))
+    state.lead = lead
+    state.order = order = state._orders[lead]
+    figure = view["figure"]
+    state.figure = figure
+    state.modulus = v.modulus[figure] if figure is not None else 0
+    state.figure_suit = v.figure_suit[figure] if figure is not None else ""
+    state._ts = _TAKE_SETS[state.modulus or 1]
+    state.requested = sum(1 << s for s in range(n) if view["requested"][s])
+    state.replacements = sum(1 for e in view["events"] if e["type"] == "replacement")
+    turn = view["current_player"]
+    req = view.get("request")
+    state.requester = req["seat"] if req else -1
+    state.rank = req["rank"] if req else ""
+    state.offers = tuple(req["offers"]) if req else ()
+    state.shown = {k: c for k, c in req["shown"]} if req else {}
+    state.offer_seq = ()
+    state.opos = 0
+    if phase == OFFERS:
+        seq = list(asked) + [turn]
+        for i in range(1, n):
+            s = (state.requester + i) % n
+            if _after(s, turn, state.requester, n) and any(RANK[c] == state.rank for c in hands[s]):
+                seq.append(s)
+        state.offer_seq = tuple(seq)
+        state.opos = seq.index(turn)
+    bet = view.get("betting")
+    state.caller = bet["caller"] if bet else -1
+    state.level = bet["level"] if bet else 0
+    state.commit = list(bet["commitments"]) if bet else [0] * n
+    state.raised = sum(1 << s for s in range(n) if bet["raised"][s]) if bet else 0
+    state.participants = tuple(bet["participants"]) if bet else ()
+    out = sum(1 << s for s in bet["withdrawn"]) if bet else 0
+    state.out = out
+    state.join_seq = ()
+    state.jpos = 0
+    if phase in (STAKE, JOINING):
+        caller = state.caller
+        seq = list(asked) + ([turn] if phase == JOINING else [])
+        for i in range(1, n):
+            s = (caller + i) % n
+            if s not in seq and (phase == STAKE or _after(s, turn, caller, n)) and take_sets(hands[s], state.modulus):
+                seq.append(s)
+        state.join_seq = tuple(seq)
+        state.jpos = seq.index(turn) if phase == JOINING else 0
+    state.remaining = len(state.participants) - bin(out).count("1")
+    # Who still has to answer in the response loop: everyone at its start, then each answer
+    # clears its seat and a raise asks every other participant still in again.
+    pending = 0
+    if phase == RESPONSE:
+        for p in state.participants:
+            pending |= 1 << p
+        for e in view["events"]:
+            kind = e["type"]
+            if kind in ("call", "hold", "withdraw"):
+                pending &= ~(1 << e["seat"])
+            elif kind == "raise":
+                for p in state.participants:
+                    pending |= 1 << p
+                pending &= ~(1 << e["seat"]) & ~out
+    state.pending = pending
+    state.rpos = state.participants.index(turn) if phase == RESPONSE else 0
+    state.fighters = ()
+    state.secret = {}
+    state.fpos = 0
+    if phase == SECRET:
+        state.fighters = fighters = tuple(p for p in state.participants if not out >> p & 1)
+        state.fpos = fighters.index(turn)
+        secret = {}
+        for e in view["events"]:
+            if e["type"] == "secret":
+                s = e["seat"]
+                if "cards" in e:
+                    secret[s] = tuple(e["cards"])
+                else:  # another seat's secret choice: one of its take-sets
+                    options = take_sets(hands[s], state.modulus)
+                    secret[s] = options[rng.randrange(len(options))]
+        state.secret = secret
+    if phase in (RIVOLTA_WINDOW, COMMERCIO, CLAIM, REPLACEMENT):
+        state.pos = order.index(turn)
+    elif OFFERS <= phase <= GIVING:
+        state.pos = order.index(state.requester)
+    elif state.caller >= 0:
+        state.pos = order.index(state.caller)
+    else:
+        state.pos = 0
+    state.phase = phase
+    state._turn = turn
+    state._legal = None if turn is not None else []
+    return state
+
+
+def _after(s: int, turn: int, start: int, n: int) -> bool:
+    """Whether seat ``s`` comes after ``turn`` going round from ``start``."""
+    return (s - start) % n > (turn - start) % n
 
 
 from . import register  # noqa: E402

@@ -47,6 +47,7 @@ Scores are net chips, one per seat; they sum to zero.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from .cards import ITALIAN_DECK, check_deck, match_rng, shuffled
@@ -473,6 +474,7 @@ class SetteEMezzoState(State):
             "stake_limits": [self.options["stake_min"], self.options["stake_max"]],
             "matta": matta,
             "tallone": len(self.stock),
+            "options": dict(self.options),  # public: the table's rules, needed by determinize
             "table": table,
             "scores": list(self.chips),
             "events": self._events_for(seat, self.hand_start),
@@ -480,6 +482,21 @@ class SetteEMezzoState(State):
         if seat is not None and seat == turn:
             view["legal_actions"] = self.legal_actions()
         return view
+
+
+def _consistent(cards: list[str], entry: dict[str, Any], matta: str | None) -> bool:
+    """Whether a hand holding a face-down card agrees with what the table shows (``entry``):
+    no card but the last may reach 7½ or bust (the turn would have ended there); the last
+    leaves it standing below 7½ or declared with the class shown."""
+    for k in range(2, len(cards)):
+        if hand_class(cards[:k], matta) >= SEVEN_AND_A_HALF or hand_class(cards[:k], matta) == BUST:
+            return False
+    if len(cards) == 1:
+        return True
+    rank = hand_class(cards, matta)
+    if entry["status"] == "seven_and_a_half":
+        return rank >= SEVEN_AND_A_HALF and class_name(rank) == entry["class"]
+    return BUST < rank < SEVEN_AND_A_HALF
 
 
 def _matta_option() -> Option:
@@ -515,6 +532,114 @@ class SetteEMezzo(Game):
             choices=("multiplier", "single"),
         ),
     }
+
+    def determinize(self, view: dict[str, Any], rng: random.Random) -> SetteEMezzoState:
+        """A playable state consistent with ``view(seat)``, the unknowns sampled (engine.md).
+
+        Unknown: every face-down card the seat has not seen (others', and its own before
+        staking), the tallone's order, the stakes of players still hidden in the stake phase
+        (uniform over the limits) and every later hand (a fresh random seed). Hidden cards are
+        drawn uniformly from the 40 cards minus those the view shows, conditioned (by
+        rejection) on what the table shows about them: a hand with a face-down card that
+        stands or waits has neither bust nor reached 7½ at any card, and a declared 7½ has
+        the declared class. The current hand is rebuilt by replaying its actions on a deck
+        stacked with the sample, so the sample's ``view(seat)`` equals ``view``; its log holds
+        only the current hand and its ``to_json()`` does not replay the real match.
+        """
+        if view.get("phase") == "over" or view.get("current_player") is None:
+            raise ValueError("the match is over: nothing to determinize")
+        seat = view["seat"]
+        n = view["players"]
+        options = dict(view["options"])
+        matta = options["matta"]
+        table = view["table"]
+        events = view["events"]
+        start = events[0]
+        order = start["order"]
+        # Every participant's cards in the order received, None for the face-down one.
+        seqs: list[list[str | None]] = []
+        shown: set[str] = set()
+        for entry in table:
+            cards = list(entry["cards"])
+            shown.update(cards)
+            if entry["hidden"]:
+                if entry["mode"] == "expose":
+                    cards.append(None)  # the face-down card is the latest one
+                else:
+                    cards.insert(0, None)  # no hit yet, or 'keep': the first card
+            seqs.append(cards)
+        hidden = [s for s in range(n) if table[s]["hidden"]]
+        pool = sorted((c for c in ITALIAN_DECK if c not in shown), key=CARD_ORDER.__getitem__)
+        tallone = view["tallone"]
+        if len(pool) != len(hidden) + tallone:
+            raise ValueError("view is inconsistent: unseen cards do not fill the hidden places")
+        # The stakes: known to all after the stake phase, own one once made; else sampled.
+        lo, hi = options["stake_min"], options["stake_max"]
+        stakes = [e["stake"] for e in table]
+        for e in events:
+            if e["type"] == "stakes":
+                stakes = list(e["amounts"])
+        stakes = [s if s is not None else lo + int(rng.random() * (hi - lo + 1)) for s in stakes]
+        future_seed = rng.getrandbits(63)
+        for _ in range(10000):
+            sample = shuffled(pool, rng)
+            assigned = []
+            ok = True
+            for i, s in enumerate(hidden):
+                cards = [c if c is not None else sample[i] for c in seqs[s]]
+                if not _consistent(cards, table[s], matta):
+                    ok = False
+                    break
+                assigned.append(cards)
+            if not ok:
+                continue
+            full = [list(q) for q in seqs]
+            for s, cards in zip(hidden, assigned):
+                full[s] = cards
+            deck = [full[s][0] for s in order]
+            for s in order:
+                deck.extend(full[s][1:])
+            deck.extend(sample[len(hidden):])
+            state = self._replay_hand(view, options, stakes, deck, future_seed)
+            if state is not None and state.view(seat) == view:
+                return state
+        raise ValueError("no deal consistent with this view was found")
+
+    def _replay_hand(
+        self, view: dict, options: dict, stakes: list[int], deck: list[str], seed: int
+    ) -> SetteEMezzoState | None:
+        """The current hand replayed on ``deck``, as hand ``view["hand"]`` of the match."""
+        hand, hands = view["hand"], view["hands"]
+        opts = dict(options, dealer=view["banker"], hands=hands - hand + 1)
+        state = self.new_match(players=view["players"], seed=seed, options=opts, deck=[deck])
+        table = view["table"]
+        blind = options["stake_min"] == options["stake_max"]  # a forced stake: not an action
+        hit = set()
+        try:
+            for e in view["events"]:
+                kind = e["type"]
+                if kind == "stake":
+                    if not blind:
+                        state.apply({"type": "stake", "amount": stakes[e["seat"]]})
+                elif kind == "hit":
+                    s = e["seat"]
+                    if s in hit:
+                        state.apply(HIT)
+                    else:
+                        hit.add(s)
+                        state.apply({"type": "hit", "mode": table[s]["mode"]})
+                elif kind == "stand" and not e["forced"]:
+                    state.apply(STAND)
+        except IllegalAction:
+            return None
+        # Make it hand ``hand`` of ``hands``, with the chips the view shows.
+        state.hand_no = hand - 1
+        state.n_hands = hands
+        state.options = dict(options)
+        state._decks = (None,) * (hand - 1) + state._decks
+        state.chips = list(view["scores"])
+        state.log[state.hand_start] = dict(state.log[state.hand_start], hand=hand)
+        return state
 
     def check_options(self, players: int, options: dict[str, Any]) -> None:
         if options["stake_min"] > options["stake_max"]:

@@ -66,6 +66,8 @@ Scores are each seat's points summed over the games played so far.
 from __future__ import annotations
 
 import itertools
+import random
+from collections import Counter
 from itertools import chain
 from typing import Any
 
@@ -558,7 +560,7 @@ class SpaccaIlMazzoState(State):
         """A joker just drawn or flipped: it goes OUT and takes effect (4.6)."""
         self.out += (card,)
         if card == BLACK_JOKER:
-            self._event({"type": "black_joker", "seat": seat, "cards": self.pile})
+            self._event({"type": "black_joker", "seat": seat, "cards": list(self.pile)})
             if self.pile:
                 self._take_pile(seat)
                 self._end_turn(seat)
@@ -769,6 +771,7 @@ class SpaccaIlMazzoState(State):
             "red_joker": ("dump", "one")[self.joker - 1] if self.joker and turn is not None else None,
             "turn": self.turns,
             "turn_limit": self.turn_limit,
+            "k_below_q": self.hierarchy is HIERARCHIES[True],
             "scores": list(self.points),
             "events": list(cached[1]),
         }
@@ -795,6 +798,205 @@ class SpaccaIlMazzo(Game):
         "turn_limit": Option(1000, "turns after which a game stops (EC-11)", low=1),
         "dealer": dealer_option(),
     }
+
+    def determinize(self, view: dict[str, Any], rng: random.Random) -> SpaccaIlMazzoState:
+        """A playable state consistent with ``view`` (see :meth:`engine.Game.determinize`).
+
+        Kept exactly: the seat's hand, every face-up card, the pile, the counts of every zone,
+        the turn, places, scores and the red-joker choice pending. Known too, from the view's
+        events: the cards that went OUT (burns, jokers) and, for each opponent, the cards he is
+        known to hold (a pile he picked up, minus what he has played from his hand since).
+        Sampled uniformly from the cards unaccounted for (the two decks minus all of the
+        above), in canonical order: the rest of each opponent's hand, every face-down card
+        (the seat's own included: nobody has seen them), the MAIN and the second deck. Jokers
+        go only where deck 1 still lies (face-down slots, MAIN). Later games of the match are
+        dealt from a fresh seed drawn from ``rng``.
+
+        Not modelled: which deck a card came from (the sampled MAIN or second deck may hold a
+        code twice), and what opponents' choices suggest about their hands. The sample's log
+        is the view's events (the seat's private ones hidden from the others), so the sample's
+        ``view(seat) == view``; other seats' views of it lack their own private events, and
+        its ``to_json()`` does not replay anything.
+        """
+        return _determinize(self, view, rng)
+
+
+def _known_from_events(view: dict[str, Any]) -> tuple[list[str], list[dict[str, int]]]:
+    """The cards that went OUT this game, and the cards each seat is known to hold in hand,
+    read from the public events of the view (4.5, 4.6, SP-A9, SP-A15)."""
+    out: list[str] = []
+    known: list[dict[str, int]] = [{} for _ in range(view["players"])]
+    for e in view["events"]:
+        kind = e["type"]
+        if kind == "play":
+            k = known[e["seat"]]
+            if k:
+                up = list(e["up"])
+                for c in e["cards"]:
+                    if c in up:
+                        up.remove(c)
+                    elif k.get(c):
+                        k[c] -= 1  # a copy of a known card: which one left makes no difference
+        elif kind == "pickup" or kind == "black_joker":
+            k = known[e["seat"]]
+            for c in e["cards"]:
+                k[c] = k.get(c, 0) + 1
+        elif kind == "burn":
+            out += e["cards"]
+        elif kind == "flip":
+            card = e["card"]
+            if card in JOKERS:
+                out.append(card)
+            elif e["result"] == "picked_up":
+                k = known[e["seat"]]
+                for c in e["pile"] + [card]:
+                    k[c] = k.get(c, 0) + 1
+        elif kind == "draw":
+            if e.get("card") in JOKERS:
+                out.append(e["card"])
+        elif kind == "red_joker":
+            if e["choice"] == "dump":
+                known[e["seat"]].clear()
+            elif e["choice"] == "down" and e["cards"][0] in JOKERS:
+                out.append(e["cards"][0])  # the other joker, thrown unseen: out (4.6)
+    return out, known
+
+
+_TWO_DECKS = Counter(FRENCH_DECK_WITH_JOKERS) + Counter(FRENCH_DECK)
+#: The last view analysed and what it gave: a search bot determinizes one view many times.
+_LAST: list[Any] = [None, -1, None]
+
+
+def _analyse(view: dict[str, Any]) -> tuple:
+    """What ``view`` says about the hidden cards: OUT, each seat's known hand cards, the
+    unseen cards (jokers apart, canonical order) and how many of each zone are unknown."""
+    events = view["events"]
+    if _LAST[0] is view and _LAST[1] == len(events):
+        return _LAST[2]
+    n = view["players"]
+    seat = view["seat"]
+    if not isinstance(seat, int):
+        raise ValueError("determinize needs a seat's view, not a spectator's")
+    table = view["table"]
+    out, known = _known_from_events(view)
+    known_cards = [[c for c, m in k.items() for _ in range(m)] for k in known]
+    known_cards[seat] = list(view["hand"])
+    pool = _TWO_DECKS.copy()
+    for part in (out, view["pile"], *(t["up"] for t in table), *known_cards):
+        pool.subtract(part)
+    if min(pool.values()) < 0:
+        raise ValueError("the view is inconsistent: a card is accounted for twice")
+    jokers = [c for c in JOKERS if pool[c]]
+    unseen = [c for c in CODES[:52] for _ in range(pool[c])]  # canonical order
+    missing = [table[s]["hand"] - len(known_cards[s]) for s in range(n)]
+    deck1 = sum(len(t["down"]) for t in table) + view["main"]
+    if min(missing) < 0 or len(jokers) > deck1 or len(unseen) + len(jokers) != sum(missing) + deck1 + view["second"]:
+        raise ValueError("the view is inconsistent: zone sizes do not match the unseen cards")
+    vis = [_visibility(e, seat) for e in events]
+    found = (out, known_cards, jokers, unseen, missing, deck1, vis)
+    _LAST[:] = [view, len(events), found]
+    return found
+
+
+def _determinize(game: SpaccaIlMazzo, view: dict[str, Any], rng: random.Random) -> SpaccaIlMazzoState:
+    n = view["players"]
+    seat = view["seat"]
+    table = view["table"]
+    out, known_cards, jokers, unseen, missing, deck1, vis = _analyse(view)
+    # Jokers lie only where deck 1 still is: face-down slots and MAIN.
+    joker_at = dict(zip(rng.sample(range(deck1), len(jokers)), jokers)) if jokers else {}
+    rest = shuffled(unseen, rng)
+    pos = 0
+    hands = []
+    for s in range(n):
+        hands.append(known_cards[s] + rest[pos : pos + missing[s]])
+        pos += missing[s]
+    slots = []
+    for i in range(deck1):
+        card = joker_at.get(i)
+        if card is None:
+            card = rest[pos]
+            pos += 1
+        slots.append(card)
+    second = rest[pos:]
+
+    state = object.__new__(SpaccaIlMazzoState)
+    k_below_q = view["k_below_q"]
+    game_no = view["game_no"] - 1
+    dealer = view["dealer"]
+    state.game = game
+    state.players = n
+    state.seed = rng.randrange(2**63)  # deals the later games of the match afresh
+    state.options = {
+        "games": view["games"],
+        "k_below_q": k_below_q,
+        "turn_limit": view["turn_limit"],
+        "dealer": (dealer - game_no) % n,
+    }
+    state.deck = None
+    state.actions = []
+    state.hierarchy = h = HIERARCHIES[k_below_q]
+    state.level_of = level_of = h.level_of
+    state.n_games = view["games"]
+    state.turn_limit = view["turn_limit"]
+    state._stacked = []
+    state.points = list(view["scores"])
+    state.game_no = game_no
+    state.dealer = dealer
+    events = view["events"]
+    state.first = events[0]["first"] if events and events[0]["type"] == "game" else (dealer + 1) % n
+    # The log is what the seat saw; its own private events stay hidden from the others.
+    state.log = list(events)
+    state._vis = list(vis)
+    state.game_start = 0
+    state._vcache = {}
+    state.hk = hk = [0] * (13 * n)
+    state.uk = uk = [0] * (13 * n)
+    for s in range(n):
+        for c in hands[s]:
+            hk[s * 13 + level_of[c]] += POW_OF[c]
+        for c in table[s]["up"]:
+            uk[s * 13 + level_of[c]] += POW_OF[c]
+    state.hn = [len(c) for c in hands]
+    state.un = [len(t["up"]) for t in table]
+    state.dn = [len(t["down"]) for t in table]
+    state.down = down = [None] * (3 * n)
+    i = 0
+    for s in range(n):
+        for slot in table[s]["down"]:
+            down[3 * s + slot] = slots[i]
+            i += 1
+    state.pile = pile = list(view["pile"])
+    state.ref = 0 if not pile else (0 if level_of[pile[-1]] >= LEVEL_2 else level_of[pile[-1]])
+    state.out = tuple(out) + ("?",) * (view["out"] - len(out))  # only its size is ever read
+    state.main = tuple(slots[i:])
+    state.second = tuple(second)
+    state.mpos = 0
+    state.spos = 0
+    state.e1 = 1 if view["main_exhausted"] else 0
+    state.place = [t["place"] or 0 for t in table]
+    state.finished = sorted((s for s in range(n) if table[s]["place"]), key=lambda s: table[s]["place"])
+    state.turns = view["turn"]
+    state.joker = {None: NO_JOKER, "dump": JOKER_HAND, "one": JOKER_ONE}[view["red_joker"]]
+    state.hp = [()] * (13 * n)
+    for s in range(n):
+        state._sync_seat(s)
+    state._turn = view["current_player"]
+    state._legal = None if state._turn is not None else []
+    return state
+
+
+def _visibility(event: dict, seat: int) -> tuple[tuple[int, ...], dict] | None:
+    """Who may see ``event`` in a sample: the seat's own cards stay its own."""
+    kind = event["type"]
+    if event.get("seat") != seat:
+        return None
+    if kind == "deal" and "cards" in event:
+        return ((seat,), {"type": "deal", "seat": seat, "count": event["count"]})
+    if kind == "draw" and event.get("card") is not None and event["card"] not in JOKERS:
+        redacted = {k: v for k, v in event.items() if k != "card"}
+        return ((seat,), redacted)
+    return None
 
 
 from . import register  # noqa: E402

@@ -74,6 +74,7 @@ they sum to zero once no chips are left in the pot.
 
 from __future__ import annotations
 
+import random
 from itertools import combinations
 from typing import Any
 
@@ -204,6 +205,18 @@ def best_point(cards: list[str] | tuple[str, ...]) -> int:
     for c in cards:
         best.setdefault(c[1], []).append(CARD_POINTS[c])
     return max((sum(sorted(p, reverse=True)[:3]) for p in best.values()), default=0)
+
+
+def _special(cards: list[str], copies: list[int] | tuple[int, ...]) -> bool:
+    """Whether a hand is a stoppa di re, povera or di assi (1.7)."""
+    counts = [0] * 11
+    for c in cards:
+        counts[CARD_VALUE[c]] += 1
+    if copies[KING] and counts[KING] == copies[KING]:
+        return True
+    if not (counts[8] or counts[9] or counts[10]):
+        return True
+    return counts[ACE] == copies[ACE]
 
 
 class StoppaState(State):
@@ -769,6 +782,14 @@ class StoppaState(State):
             new.played = self.played.copy()
             new.hold = self.hold.copy()
 
+    def _public_options(self) -> dict[str, Any]:
+        """The table's rules, public, for determinize. The removed King (variant B) is given
+        by its suit, ``removed_king_suit``: a card code in a view would read as a card seen."""
+        options = {k: v for k, v in self.options.items() if k != "removed_king"}
+        if len(self.deck_cards) == 39:
+            options["removed_king_suit"] = self.options["removed_king"][1]
+        return options
+
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know (None: a spectator): the current hand and the scores."""
         if seat is not None and not (isinstance(seat, int) and 0 <= seat < self.players):
@@ -791,6 +812,7 @@ class StoppaState(State):
             "counts": [len(h) for h in self.hands],
             "shown": [list(s) for s in self.shown],
             "scores": list(self.chips),
+            "options": self._public_options(),
         }
         if seat is not None:
             view["cards"] = list(self.hands[seat])
@@ -863,6 +885,174 @@ class Stoppa(Game):
         ),
         "card_fee": Option(1, "f: paid per card left in hand, and f·H for re/povera (1.2)", low=0),
     }
+
+    def determinize(self, view: dict[str, Any], rng: random.Random) -> StoppaState:
+        """A playable state consistent with ``view(seat)``, the unknowns sampled (engine.md).
+
+        Unknown: the cards of the other seats that nobody has seen, the undealt rest of the
+        stock and every later hand (a fresh random seed). They are drawn from the cards in use
+        minus those the view accounts for (the seat's own packets, every card shown at a
+        showdown or laid in the stoppa), keeping what the events imply: a card shown in a side
+        round stays in that round's packet; a seat that passed "Senza q" holds no q (nor an
+        Ace, when an Ace could have followed); once the stoppa has begun, no seat held a
+        special hand (re, povera, assi). Seats are filled in seat order from one shuffle of
+        the unknown cards, skipping cards a seat cannot hold (uniform when no seat has passed).
+        The current hand is rebuilt by replaying its actions on a deck stacked with the
+        sample, so the sample's ``view(seat)`` equals ``view``. Documented difference: the
+        ``forced`` flags of past ``lay`` events are copied from the view (the sampled hands
+        might have offered a different number of choices); the log holds only the current
+        hand and ``to_json()`` does not replay the real match.
+        """
+        if view.get("phase") == OVER or view.get("current_player") is None:
+            raise ValueError("the match is over: nothing to determinize")
+        seat = view["seat"]
+        n = view["players"]
+        options = dict(view["options"])
+        suit = options.pop("removed_king_suit", None)
+        if suit is not None:
+            options["removed_king"] = "K" + suit
+        deck_cards = cards_in_use(
+            n, options["three_player_variant"], options["removed_suit"], options.get("removed_king", "KB")
+        )
+        rounds = deal_rounds(n, options["three_player_variant"])
+        order = view["order"]
+        copies = [0] * 11
+        for c in deck_cards:
+            copies[CARD_VALUE[c]] += 1
+        # What the events say about each seat's cards.
+        packets: list[list[list[str]]] = [[] for _ in range(n)]  # per seat, per dealt round
+        sizes: list[list[int]] = [[] for _ in range(n)]
+        in_hand: list[set[str]] = [set() for _ in range(n)]  # known, packet unknown
+        void: list[set[int]] = [set() for _ in range(n)]  # values a seat cannot hold
+        actions: list[tuple[int, dict, bool]] = []  # (seat, action, may be forced)
+        rnd, final, last, stoppa = 0, False, 0, False
+        for e in view["events"]:
+            kind = e["type"]
+            if kind == "deal":
+                packets[e["seat"]].append(list(e.get("cards", ())))
+                sizes[e["seat"]].append(e["count"] if "cards" not in e else len(e["cards"]))
+            elif kind == "betting":
+                rnd, final = e["round"] - 1, e["final"]
+            elif kind == "show":
+                s = e["seat"]
+                if s != seat:
+                    if final:
+                        in_hand[s].update(e["cards"])
+                    else:
+                        packets[s][rnd].extend(e["cards"])
+                actions.append((s, {"type": "show", "cards": e["cards"]}, e["forced"]))
+            elif kind == "concede":
+                actions.append((e["seat"], CONCEDE, False))
+            elif kind in ("open", "raise"):
+                actions.append((e["seat"], {"type": kind, "amount": e["amount"]}, False))
+            elif kind == "see":
+                actions.append((e["seat"], SEE, False))
+            elif kind == "pass" and "missing" not in e:
+                actions.append((e["seat"], PASS, False))
+            elif kind == "pass":  # "Senza q": forced, the engine replays it by itself
+                void[e["seat"]].add(e["missing"])
+                if last == ACE:
+                    void[e["seat"]].add(ACE)
+            elif kind == "stoppa":
+                stoppa = True
+            elif kind == "lay":
+                s = e["seat"]
+                if s != seat:
+                    in_hand[s].update(e["cards"])
+                last = CARD_VALUE[e["cards"][0]]
+                actions.append((s, {"type": "lay", "cards": e["cards"]}, True))
+        known = set()
+        for s in range(n):
+            for p in packets[s]:
+                known.update(p)
+            known.update(in_hand[s])
+        for s in range(n):
+            for p in packets[s]:
+                in_hand[s].difference_update(p)  # a card shown earlier in its packet
+        pool = sorted((c for c in deck_cards if c not in known), key=CARD_ORDER.__getitem__)
+        others = [s for s in range(n) if s != seat]
+        need = {s: sum(sizes[s]) - sum(map(len, packets[s])) - len(in_hand[s]) for s in others}
+        future_seed = rng.getrandbits(63)
+        for _ in range(2000):
+            sample = shuffled(pool, rng)
+            taken = [False] * len(sample)
+            dealt: dict[int, list[list[str]]] = {}
+            ok = True
+            for s in others:
+                free = []
+                bad = void[s]
+                want = need[s]
+                for i, c in enumerate(sample):
+                    if want == len(free):
+                        break
+                    if not taken[i] and CARD_VALUE[c] not in bad:
+                        taken[i] = True
+                        free.append(c)
+                if len(free) < want:
+                    ok = False
+                    break
+                loose = sorted(in_hand[s], key=CARD_ORDER.__getitem__) + free
+                mine = [list(p) for p in packets[s]]
+                j = 0
+                for r, size in enumerate(sizes[s]):
+                    gap = size - len(mine[r])
+                    mine[r].extend(loose[j : j + gap])
+                    j += gap
+                dealt[s] = mine
+            if not ok:
+                continue
+            if stoppa and any(_special(sum(dealt[s], []), copies) for s in others):
+                continue
+            rest = [c for i, c in enumerate(sample) if not taken[i]]
+            dealt[seat] = packets[seat]
+            deck: list[str] = []
+            for r, k in enumerate(rounds):
+                for s in order:
+                    if r < len(dealt[s]):
+                        deck.extend(dealt[s][r])
+                    else:
+                        deck.extend(rest[:k])
+                        rest = rest[k:]
+            state = self._replay_hand(view, options, deck, actions, future_seed)
+            if state is not None and state.view(seat) == view:
+                return state
+        raise ValueError("no deal consistent with this view was found")
+
+    def _replay_hand(
+        self, view: dict, options: dict, deck: list[str], actions: list, seed: int
+    ) -> StoppaState | None:
+        """The current hand replayed on ``deck``, as hand ``view["hand"]`` of the match."""
+        hand, hands = view["hand"], view["hands"]
+        opts = dict(options, dealer=view["dealer"], hands=hands - hand + 1)
+        state = self.new_match(players=view["players"], seed=seed, options=opts, deck=[deck])
+        try:
+            for s, action, may_be_forced in actions:
+                if may_be_forced:
+                    # A lay the real seat was forced to make may be a choice here, or the
+                    # reverse: apply it unless the engine already has.
+                    if state._turn != s or not any(a == action for a in state.legal_actions()):
+                        continue
+                state.apply(action)
+        except IllegalAction:
+            return None
+        state.hand_no = hand - 1
+        state.n_hands = hands
+        state.options = dict(state.options, **options)
+        state.chips = list(view["scores"])
+        log = state.log
+        start = state.hand_start
+        log[start] = dict(log[start], hand=hand)
+        events = view["events"]
+        if len(log) - start != len(events):
+            return None
+        for i, e in enumerate(events):
+            if e["type"] == "lay":
+                mine = log[start + i]
+                if mine.get("type") != "lay":
+                    return None
+                if mine["forced"] != e["forced"]:
+                    log[start + i] = dict(mine, forced=e["forced"])
+        return state
 
     def check_options(self, players: int, options: dict[str, Any]) -> None:
         if options["max_bet"] is None:

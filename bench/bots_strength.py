@@ -1,0 +1,48 @@
+"""Bot strength figures with the arena in duplicate mode (issue 6), for a given budget.
+
+    python bench/bots_strength.py stoppa ismcts@50 heuristic heuristic --matches 40 --seed 1 --jobs 2
+
+``NAME@N`` is the registered bot ``NAME`` with an ``iterations=N`` budget (the arena's command
+line takes names only); other names are passed through. Prints the arena's table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import bots  # noqa: E402
+from bots import arena  # noqa: E402
+
+
+def _budgeted(name: str) -> str:
+    base, _, iterations = name.partition("@")
+    if iterations:
+        factory, games = bots._BOTS[base]
+        bots.register(name, functools.partial(factory, iterations=int(iterations)),
+                      games=None if games is None else tuple(games))
+    return name
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("game")
+    parser.add_argument("bots", nargs="+")
+    parser.add_argument("--matches", type=int, default=40)
+    parser.add_argument("--seed", default="1")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--option", action="append", default=[])
+    args = parser.parse_args()
+    names = [_budgeted(b) for b in args.bots]  # registered before the pool forks
+    options = arena._pairs(args.option, "option") or None
+    report = arena.run(args.game, names, matches=args.matches, seed=args.seed, duplicate=True,
+                       jobs=args.jobs, options=options)
+    print(report.format())
+
+
+if __name__ == "__main__":
+    main()

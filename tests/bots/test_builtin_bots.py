@@ -1,0 +1,79 @@
+"""The built-in bots of issue 6: heuristic, expectimax and ismcts see only the view, answer
+with a legal action, and are reproducible from their seed."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import bots
+import engine
+from bots.ismcts import searchable_games
+
+
+def _decisions(game: str, count: int, seed: int):
+    """Views of seats to act, from random matches at random tables."""
+    g = engine.game(game)
+    rng = random.Random(seed)
+    views = []
+    while len(views) < count:
+        players = rng.randint(g.min_players, min(g.max_players, 6))
+        state = g.new_match(players=players, seed=rng.randrange(10**9), options={"hands": 2})
+        while not state.is_over() and len(views) < count:
+            views.append(state.view(state.current_player()))
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+    return views
+
+
+CASES = [
+    ("sette_e_mezzo", "heuristic", {}, 400),
+    ("sette_e_mezzo", "expectimax", {}, 150),
+    ("stoppa", "heuristic", {}, 400),
+    ("sette_e_mezzo", "ismcts", {"iterations": 4}, 15),
+    ("stoppa", "ismcts", {"iterations": 4}, 15),
+]
+
+
+@pytest.mark.parametrize("game,name,options,count", CASES)
+def test_a_bot_answers_only_legal_actions(game, name, options, count):
+    bot = bots.create(name, game=game, seed=1, **options)
+    for view in _decisions(game, count, seed=2):
+        assert bot.act(view) in view["legal_actions"]
+
+
+@pytest.mark.parametrize("game,name,options,count", CASES)
+def test_the_same_seed_gives_the_same_choices(game, name, options, count):
+    views = _decisions(game, min(count, 40), seed=3)
+    first = bots.create(name, game=game, seed=9, **options)
+    second = bots.create(name, game=game, seed=9, **options)
+    assert [first.act(v) for v in views] == [second.act(v) for v in views]
+
+
+def test_every_game_offers_a_heuristic_bot_where_one_is_written():
+    assert "heuristic" in bots.available("sette_e_mezzo")
+    assert "heuristic" in bots.available("stoppa")
+    assert bots.available("sette_e_mezzo").count("expectimax") == 1
+    assert "expectimax" not in bots.available("stoppa")
+
+
+def test_ismcts_is_offered_for_exactly_the_games_that_determinize():
+    games = searchable_games()
+    assert {"sette_e_mezzo", "stoppa"} <= set(games)
+    for name in engine.games():
+        assert ("ismcts" in bots.available(name)) == (name in games)
+
+
+def test_a_sette_e_mezzo_player_never_hits_on_seven_and_stands_on_one():
+    # Rules shared by heuristic and expectimax: 7 is too close to 7½ to hit, ½ too far to stand.
+    for name in ("heuristic", "expectimax"):
+        bot = bots.create(name, game="sette_e_mezzo", seed=0)
+        state = engine.game("sette_e_mezzo").new_match(
+            players=3, seed=0, deck=["7C", "JC", "2S", "5B", "6D"], options={"stake_min": 1}
+        )
+        state.apply({"type": "stake", "amount": 1})
+        state.apply({"type": "stake", "amount": 1})
+        assert bot.act(state.view(0))["type"] == "stand"  # seat 0 holds 7C
+        state.apply({"type": "stand"})
+        assert bot.act(state.view(1))["type"] == "hit"  # seat 1 holds JC: ½

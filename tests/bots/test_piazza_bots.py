@@ -1,0 +1,86 @@
+"""Piazza's ``heuristic`` bot: legal, reproducible, fast, and true to its rules."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import bots
+import engine
+from engine.piazza import VARIANTS, conflict_key
+
+GAME = engine.game("piazza")
+DECKS = ("italian", "french", "french_double")
+
+
+def random_states(count: int, seed: int = 0):
+    """Views of the seat to act in seeded random mid-match states, every deck, 2 to 6 players."""
+    rng = random.Random(seed)
+    for i in range(count):
+        state = GAME.new_match(rng.choice((2, 3, 4, 5, 6)), seed=seed * 1000 + i,
+                               options={"deck": DECKS[i % 3]})
+        for _ in range(rng.randrange(0, 250)):
+            if state.is_over():
+                break
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if not state.is_over():
+            yield state, state.view(state.current_player())
+
+
+def test_heuristic_is_available_for_piazza():
+    assert "heuristic" in bots.available("piazza")
+
+
+def test_heuristic_returns_only_legal_actions_over_whole_matches():
+    bot = bots.create("heuristic", game="piazza", seed=1)
+    for seed in range(30):
+        state = GAME.new_match(2 + seed % 5, seed=seed, options={"deck": DECKS[seed % 3]})
+        while not state.is_over():
+            action = bot.act(state.view(state.current_player()))
+            assert action in state.legal_actions()
+            state.apply(action)
+
+
+def test_heuristic_is_the_same_for_the_same_seed():
+    a = bots.create("heuristic", game="piazza", seed=5)
+    b = bots.create("heuristic", game="piazza", seed=5)
+    for _, view in random_states(150):
+        assert a.act(view) == b.act(view)
+
+
+def test_heuristic_never_shows_a_card_and_never_withdraws():
+    bot = bots.create("heuristic", game="piazza")
+    for _, view in random_states(400, seed=2):
+        action = bot.act(view)
+        assert "show" not in action
+        assert action["type"] not in ("withdraw", "rivolta", "stay_out")
+
+
+def test_heuristic_claims_whenever_it_is_asked():
+    bot = bots.create("heuristic", game="piazza")
+    asked = 0
+    for _, view in random_states(400, seed=3):
+        if view["phase"] == "claim":
+            assert bot.act(view) == {"type": "prendo"}
+            asked += 1
+    assert asked >= 10
+
+
+def test_heuristic_reveals_its_best_take_set_in_a_conflict():
+    bot = bots.create("heuristic", game="piazza")
+    for _, view in random_states(600, seed=4):
+        if view["phase"] != "reveal":
+            continue
+        v = VARIANTS[view["deck"]]
+        value = lambda a: conflict_key(tuple(a["cards"]), v.figure_suit[view["figure"]], v.hierarchy)
+        assert value(bot.act(view)) == max(value(a) for a in view["legal_actions"])
+
+
+def test_heuristic_decides_in_well_under_a_millisecond():
+    bot = bots.create("heuristic", game="piazza")
+    views = [v for _, v in random_states(100, seed=6)]
+    start = time.perf_counter()
+    for view in views * 5:
+        bot.act(view)
+    assert (time.perf_counter() - start) / (len(views) * 5) < 0.001

@@ -1,0 +1,58 @@
+"""Shared checks for every game's ``determinize`` (shared/design/engine.md)."""
+
+from __future__ import annotations
+
+import random
+
+import engine
+
+
+def random_states(game: engine.Game, count: int, seed: int, options_for, max_steps: int):
+    """(state, rng) pairs: random matches stopped after a random number of random actions."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < count:
+        players = rng.randint(game.min_players, min(game.max_players, 6))
+        state = game.new_match(players=players, seed=rng.randrange(10**9),
+                               options=options_for(players, rng))
+        for _ in range(rng.randint(0, max_steps)):
+            if state.is_over():
+                break
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if not state.is_over():
+            out.append(state)
+    return out
+
+
+def sample_summary(sample: engine.State) -> tuple:
+    """Everything a sample is made of: its stacked deal, its seed and every seat's view."""
+    return (sample.deck, sample.seed, [sample.view(s) for s in range(sample.players)])
+
+
+def play_out(state: engine.State, rng: random.Random) -> None:
+    while not state.is_over():
+        legal = state.legal_actions()
+        state.apply(legal[rng.randrange(len(legal))])
+
+
+def swapped_twin(state: engine.State, seat: int, deck: list[str], rng: random.Random):
+    """A different true state with the same ``view(seat)``: the same actions replayed on the
+    stacked ``deck`` (the first hand's deal of ``state``) with two cards swapped, the first
+    one the seat has not seen. None if no tried swap keeps the actions legal and the view."""
+    view = state.view(seat)
+    game = state.game
+    for _ in range(80):
+        i, j = rng.sample(range(len(deck)), 2)
+        twin_deck = list(deck)
+        twin_deck[i], twin_deck[j] = twin_deck[j], twin_deck[i]
+        try:
+            twin = game.new_match(players=state.players, seed=state.seed,
+                                  options=state.options, deck=twin_deck)
+            for action in state.actions:
+                twin.apply(action)
+        except engine.IllegalAction:
+            continue
+        if twin.view(seat) == view:
+            return twin
+    return None
