@@ -88,6 +88,9 @@ class League(models.Model):
     promote = models.PositiveSmallIntegerField(default=2, help_text="players moving up after a season")
     relegate = models.PositiveSmallIntegerField(default=2, help_text="players moving down after a season")
     round_interval = models.DurationField(help_text="time between two rounds of a season")
+    format = models.CharField(max_length=32, default="round_robin", help_text="each division's format")
+    format_config = models.JSONField(default=dict, blank=True)
+    continuous = models.BooleanField(default=True, help_text="start the next season when one ends")
     ladder = models.ForeignKey("RatingLadder", null=True, blank=True, on_delete=models.PROTECT, related_name="leagues")
     players = models.ManyToManyField("Player", related_name="leagues", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -104,6 +107,8 @@ class Season(models.Model):
     number = models.PositiveIntegerField()
     starts_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Next season's divisions (player ids, best first), set when this one ends.
+    next_divisions = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["league", "number"]

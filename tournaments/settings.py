@@ -119,6 +119,8 @@ MATCH_LEASE_SECONDS = float(os.environ.get("MATCH_LEASE_SECONDS", "300"))
 # The Celery queue bot matches are sent to (workers consume it: `celery worker -Q celery`).
 MATCH_QUEUE = os.environ.get("MATCH_QUEUE", "celery")
 RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "30"))
+TICK_INTERVAL_SECONDS = float(os.environ.get("TICK_INTERVAL_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {
     "reclaim-matches": {"task": "tournaments.tasks.reclaim_matches", "schedule": RECLAIM_INTERVAL_SECONDS},
+    "tick": {"task": "tournaments.tasks.tick", "schedule": TICK_INTERVAL_SECONDS},
 }

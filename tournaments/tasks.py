@@ -42,3 +42,12 @@ def reclaim_matches() -> list[int]:
     from tournaments.services.matches import matches_reclaim
 
     return matches_reclaim()
+
+
+@shared_task(acks_late=True)
+def tick() -> dict:
+    """Periodic (Celery beat): start tournaments at their hour, open rounds of periodic
+    tournaments (league divisions) when due, end finished seasons."""
+    from tournaments.services.schedule import schedule_tick
+
+    return schedule_tick()

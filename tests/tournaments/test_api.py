@@ -131,3 +131,19 @@ def test_the_openapi_schema_describes_the_api(visitor):
     schema = visitor.get("/api/schema/")
     assert schema.status_code == 200
     assert b"/api/tournaments/{id}/standings/" in schema.content
+
+
+def test_a_league_through_the_api(organiser, visitor):
+    answer = organiser.post("/api/leagues/", {
+        "name": "Lega", "slug": "lega", "game": "sette_e_mezzo", "table_size": 3, "division_size": 5,
+        "round_interval": "7 00:00:00", "promote": 1, "relegate": 1,
+    }, format="json")
+    assert answer.status_code == 201, answer.json()
+    league = answer.json()["id"]
+    for player in bot_players(6):
+        assert organiser.post(f"/api/leagues/{league}/join/", {"player": player.pk}, format="json").status_code == 200
+    season = organiser.post(f"/api/leagues/{league}/seasons/")
+    assert season.status_code == 201 and len(season.json()["divisions"]) == 2  # 6 players: two divisions of 3
+    again = organiser.post(f"/api/leagues/{league}/seasons/")
+    assert again.status_code == 409 and "still being played" in again.json()["season"][0]
+    assert len(visitor.get(f"/api/leagues/{league}/seasons/").json()) == 1

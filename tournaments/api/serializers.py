@@ -6,7 +6,8 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from tournaments.models import (
-    AuditEvent, Entry, Match, Player, Rating, RatingChange, RatingLadder, ResultSubmission, Round, Seat, Tournament,
+    AuditEvent, Entry, League, Match, Player, Rating, RatingChange, RatingLadder, ResultSubmission, Round, Season, Seat,
+    Tournament,
 )
 
 
@@ -141,3 +142,27 @@ class AuditSerializer(serializers.ModelSerializer):
     class Meta:
         model = AuditEvent
         fields = ["id", "match", "actor", "action", "detail", "created_at"]
+
+
+class LeagueSerializer(serializers.ModelSerializer):
+    ladder = serializers.PrimaryKeyRelatedField(queryset=RatingLadder.objects.all(), required=False, allow_null=True)
+    players = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = League
+        fields = ["id", "name", "slug", "game", "options", "table_size", "division_size", "promote", "relegate",
+                  "round_interval", "format", "format_config", "continuous", "ladder", "players", "created_at"]
+        read_only_fields = ["id", "players", "created_at"]
+        extra_kwargs = {"slug": {"validators": []}, "options": {"required": False}, "format_config": {"required": False}}
+
+
+class SeasonSerializer(serializers.ModelSerializer):
+    divisions = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+
+    class Meta:
+        model = Season
+        fields = ["id", "number", "starts_at", "finished_at", "divisions", "next_divisions"]
+
+
+class JoinSerializer(serializers.Serializer):
+    player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())

@@ -9,5 +9,6 @@ router.register("tournaments", views.TournamentViewSet)
 router.register("entries", views.EntryViewSet)
 router.register("matches", views.MatchViewSet)
 router.register("submissions", views.SubmissionViewSet)
+router.register("leagues", views.LeagueViewSet)
 
 urlpatterns = router.urls

@@ -9,8 +9,8 @@ from rest_framework.decorators import action
 from rest_framework.response import Response
 
 from tournaments import selectors
-from tournaments.models import Entry, Match, Player, RatingLadder, ResultSubmission, Tournament
-from tournaments.services import ladders, players, results, tournaments
+from tournaments.models import Entry, League, Match, Player, RatingLadder, ResultSubmission, Tournament
+from tournaments.services import ladders, leagues, players, results, tournaments
 
 from . import serializers as s
 
@@ -178,3 +178,30 @@ class SubmissionViewSet(viewsets.ReadOnlyModelViewSet):
         ser.is_valid(raise_exception=True)
         submission = results.result_reject(submission=self.get_object(), reason=ser.validated_data["reason"], user=request.user)
         return Response(s.SubmissionSerializer(submission).data)
+
+
+class LeagueViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
+    queryset = League.objects.prefetch_related("players")
+    serializer_class = s.LeagueSerializer
+    permission_classes = [ReadOrAuthenticated]
+    filterset_fields = ["game"]
+
+    def perform_create(self, serializer):
+        serializer.instance = leagues.league_create(**serializer.validated_data)
+
+    @extend_schema(request=s.JoinSerializer, responses=s.LeagueSerializer)
+    @action(detail=True, methods=["post"])
+    def join(self, request, pk=None):
+        ser = s.JoinSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        league = leagues.league_join(league=self.get_object(), player=ser.validated_data["player"])
+        return Response(s.LeagueSerializer(league).data)
+
+    @extend_schema(request=None, responses=s.SeasonSerializer(many=True))
+    @action(detail=True, methods=["get", "post"])
+    def seasons(self, request, pk=None):
+        league = self.get_object()
+        if request.method == "POST":
+            season = leagues.season_start(league=league)
+            return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
+        return Response(s.SeasonSerializer(league.seasons.order_by("number"), many=True).data)

@@ -188,6 +188,7 @@ def round_close_if_done(*, rnd: Round) -> bool:
     """Close a round whose matches have all finished: ratings, then the next round. Call
     with the round's row locked. Returns whether the round closed now."""
     from .ladders import ladder_apply_round
+    from .schedule import next_round_due
     from .tournaments import round_create_next
 
     if rnd.status == Round.Status.FINISHED or rnd.matches.exclude(status=Match.Status.FINISHED).exists():
@@ -198,7 +199,9 @@ def round_close_if_done(*, rnd: Round) -> bool:
     tournament = Tournament.objects.select_for_update().get(pk=rnd.tournament_id)
     if tournament.ladder_id is not None:
         ladder_apply_round(ladder_id=tournament.ladder_id, rnd=rnd)
-    if tournament.status == Tournament.Status.RUNNING:
+    # A periodic tournament (a league division) opens its next round when it is due; the
+    # periodic tick does it then.
+    if tournament.status == Tournament.Status.RUNNING and next_round_due(tournament):
         round_create_next(tournament=tournament)
     return True
 

@@ -307,6 +307,10 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
         tournament.finished_at = timezone.now()
         tournament.save(update_fields=["status", "finished_at"])
         AuditEvent.objects.create(tournament=tournament, action="finished", detail={})
+        if tournament.season_id is not None:
+            from .leagues import season_close_if_done
+
+            season_close_if_done(season=tournament.season)
     return tournament
 
 

@@ -1,0 +1,143 @@
+"""Leagues: seasons of periodic rounds, players in divisions, promotion and relegation.
+
+Each division of a season is a Tournament (the league's format, a round every
+``round_interval``). When every division has finished, the season ends: the top ``promote`` of
+each division move up and the bottom ``relegate`` move down (formats.promote_relegate), and a
+continuous league starts its next season from those divisions.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from tournaments import formats
+from tournaments.models import League, Player, Rating, RatingLadder, Season, Tournament
+
+from .errors import ServiceError
+from .tournaments import _check_game, _make_format, entry_add, tournament_create, tournament_start
+
+
+@transaction.atomic
+def league_create(
+    *,
+    name: str,
+    slug: str,
+    game: str,
+    table_size: int,
+    division_size: int,
+    round_interval: timedelta,
+    promote: int = 2,
+    relegate: int = 2,
+    options: dict | None = None,
+    format: str = "round_robin",
+    format_config: dict | None = None,
+    continuous: bool = True,
+    ladder: RatingLadder | None = None,
+) -> League:
+    options = _check_game(game, table_size, options or {})
+    _make_format(format, format_config or {}, table_size, False)
+    if not isinstance(division_size, int) or division_size < table_size:
+        raise ServiceError(f"a division needs at least a table's worth of players ({table_size})", "division_size")
+    if promote < 0 or relegate < 0 or promote + relegate > division_size - 1:
+        raise ServiceError(
+            f"promote ({promote}) and relegate ({relegate}) must leave someone in a division of {division_size}",
+            "promote",
+        )
+    if round_interval is None or round_interval <= timedelta(0):
+        raise ServiceError("round_interval must be a positive duration", "round_interval")
+    if ladder is not None and ladder.game != game:
+        raise ServiceError(f"ladder {ladder.slug} rates {ladder.game}, not {game}", "ladder")
+    if League.objects.filter(slug=slug).exists():
+        raise ServiceError(f"a league with slug {slug!r} already exists", "slug", code="unique")
+    return League.objects.create(
+        name=name, slug=slug, game=game, options=options, table_size=table_size, division_size=division_size,
+        promote=promote, relegate=relegate, round_interval=round_interval, format=format,
+        format_config=format_config or {}, continuous=continuous, ladder=ladder,
+    )
+
+
+@transaction.atomic
+def league_join(*, league: League, player: Player) -> League:
+    """Add a player; he plays from the next season, in the bottom division."""
+    if not player.active:
+        raise ServiceError(f"{player.name} is not active", "player")
+    league.players.add(player)
+    return league
+
+
+def _ranked_players(league: League, previous: Season | None) -> list[int]:
+    """Best first: last season's divisions in order, then newcomers by rating and name."""
+    members = set(league.players.filter(active=True).values_list("pk", flat=True))
+    ranked: list[int] = []
+    if previous is not None and previous.next_divisions:
+        ranked = [p for division in previous.next_divisions for p in division if p in members]
+    newcomers = members - set(ranked)
+    ratings = {}
+    if league.ladder_id:
+        ratings = dict(Rating.objects.filter(ladder_id=league.ladder_id, player_id__in=newcomers).values_list("player_id", "mu"))
+    names = dict(Player.objects.filter(pk__in=newcomers).values_list("pk", "name"))
+    ranked += sorted(newcomers, key=lambda p: (-ratings.get(p, float("-inf")), names[p]))
+    return ranked
+
+
+@transaction.atomic
+def season_start(*, league: League, starts_at: datetime | None = None) -> Season:
+    """Open the next season: the players cut into divisions, one tournament each. Divisions
+    start now, or at ``starts_at`` (the periodic tick starts them)."""
+    league = League.objects.select_for_update().get(pk=league.pk)
+    previous = league.seasons.order_by("-number").first()
+    if previous is not None and previous.finished_at is None:
+        raise ServiceError(f"season {previous.number} is still being played", "season", code="conflict")
+    ranked = _ranked_players(league, previous)
+    divisions = formats.league_divisions(ranked, league.division_size)
+    if not divisions or len(divisions[-1]) < league.table_size:
+        raise ServiceError(
+            f"{len(ranked)} players cannot fill divisions of tables of {league.table_size}", "players"
+        )
+    starts_at = starts_at or timezone.now()
+    season = Season.objects.create(league=league, number=(previous.number + 1) if previous else 1, starts_at=starts_at)
+    for number, members in enumerate(divisions, start=1):
+        slug = f"{league.slug}-s{season.number}-d{number}"
+        tournament = tournament_create(
+            name=f"{league.name}, season {season.number}, division {number}", slug=slug, game=league.game,
+            table_size=league.table_size, format=league.format, format_config=league.format_config,
+            options=league.options, seed=_season_seed(league, season.number, number), ladder=league.ladder,
+            starts_at=starts_at, round_interval=league.round_interval,
+        )
+        Tournament.objects.filter(pk=tournament.pk).update(season=season, division=number)
+        for pid in members:
+            entry_add(tournament=tournament, player=Player.objects.get(pk=pid))
+        if starts_at <= timezone.now():
+            tournament_start(tournament=tournament)
+    return season
+
+
+def _season_seed(league: League, season: int, division: int) -> int:
+    from .seeds import derive_seed
+
+    return derive_seed("league", league.slug, season, division)
+
+
+def season_close_if_done(*, season: Season) -> bool:
+    """End a season whose divisions have all finished: record next season's divisions (after
+    promotion and relegation) and, for a continuous league, start it. Call in a transaction."""
+    from tournaments.selectors import tournament_standings
+
+    season = Season.objects.select_for_update().get(pk=season.pk)
+    if season.finished_at is not None:
+        return False
+    divisions = list(season.divisions.order_by("division"))
+    if any(t.status not in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED) for t in divisions):
+        return False
+    standings = [[line.player.pk for line in tournament_standings(t)] for t in divisions]
+    league = season.league
+    moves = formats.promote_relegate(standings, league.promote, league.relegate)
+    season.next_divisions = [list(d) for d in moves]
+    season.finished_at = timezone.now()
+    season.save(update_fields=["next_divisions", "finished_at"])
+    if league.continuous:
+        season_start(league=league, starts_at=season.finished_at)
+    return True
