@@ -221,8 +221,9 @@ class Match(models.Model):
     lease_owner = models.CharField(max_length=120, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    # The engine's to_json(): the match's inputs and actions. The full event log is derived
+    # from it by replaying (engine.load), so it is not stored twice.
     record = models.JSONField(null=True, blank=True, help_text="engine to_json(): inputs and actions, for replays")
-    log = models.JSONField(null=True, blank=True, help_text="the engine's event log, private parts included")
 
     class Meta:
         ordering = ["round", "table"]

@@ -130,3 +130,10 @@ def replay_available(match: Match) -> tuple[bool, str]:
     if match.deal is not None and match.round.status != Round.Status.FINISHED:
         return False, "other tables of this round play the same deal: its replay opens when the round ends"
     return True, ""
+
+
+def match_log(match: Match) -> list[dict]:
+    """The match's complete event log, rebuilt by replaying its record through the engine."""
+    import engine
+
+    return engine.load(match.record).log

@@ -143,7 +143,9 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         ok, why = selectors.replay_available(match)
         if not ok:
             return Response({"detail": why}, status=status.HTTP_409_CONFLICT)
-        return Response({"match": match.pk, "record": match.record, "log": match.log})
+        if match.record is None:  # reported by people: no engine record to replay
+            return Response({"match": match.pk, "record": None, "log": None})
+        return Response({"match": match.pk, "record": match.record, "log": selectors.match_log(match)})
 
     @extend_schema(request=s.SubmissionSerializer, responses=s.SubmissionSerializer)
     @action(detail=True, methods=["get", "post"])

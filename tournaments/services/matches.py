@@ -90,7 +90,6 @@ def match_play(*, match_id: int, owner: str) -> Claim:
         places=list(outcome.places),
         forfeits=forfeits,
         record=state.to_json(),
-        log=state.log,
         decisions=list(outcome.decisions),
         think_seconds=list(outcome.decision_time),
         source=Result.Source.ENGINE,
@@ -135,7 +134,6 @@ def match_record_result(
     source: str,
     forfeits: dict[int, tuple[str, str]] | None = None,
     record: dict | None = None,
-    log: list | None = None,
     decisions: list[int] | None = None,
     think_seconds: list[float] | None = None,
     actor=None,
@@ -173,8 +171,7 @@ def match_record_result(
         match.lease_owner = ""
         match.lease_expires_at = None
         match.record = record
-        match.log = log
-        match.save(update_fields=["status", "finished_at", "lease_owner", "lease_expires_at", "record", "log"])
+        match.save(update_fields=["status", "finished_at", "lease_owner", "lease_expires_at", "record"])
         if forfeits:
             AuditEvent.objects.create(
                 tournament_id=rnd.tournament_id, match=match, actor=actor, action="forfeit",
