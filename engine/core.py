@@ -335,7 +335,9 @@ class State:
             "seed": self.seed,
             "options": copy.deepcopy(self.options),
             "deck": copy.deepcopy(self.deck),
-            "actions": copy.deepcopy(self.actions),
+            # Actions are flat dicts of scalars and card lists: a two-level copy is enough,
+            # and far cheaper than deepcopy on the long action lists of a whole match.
+            "actions": [{k: (v.copy() if isinstance(v, list) else v) for k, v in a.items()} for a in self.actions],
         }
 
     def __repr__(self) -> str:
