@@ -39,7 +39,7 @@ def match_claim(*, match_id: int, owner: str) -> Claim:
     whose lease has not run out, is not claimed; a match with people at it is never played
     by a worker."""
     with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match_id)
+        match = Match.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=match_id)
         if match.status == Match.Status.FINISHED:
             return Claim("finished", match)
         now = timezone.now()
@@ -72,7 +72,7 @@ def match_play(*, match_id: int, owner: str) -> Claim:
     if claim.status != "claimed":
         return claim
     match = claim.match
-    tournament = Tournament.objects.get(rounds__matches=match)
+    tournament = match.round.tournament
     seats = list(match.seats.select_related("player").order_by("position"))
     players = []
     for seat in seats:
@@ -112,8 +112,8 @@ def _unavailable_bot(game: str, seed: int, reason: str):
     return bot
 
 
-def _check_result(match: Match, scores: list, places: list) -> None:
-    n = match.seats.count()
+def _check_result(match: Match, scores: list, places: list, n: int | None = None) -> None:
+    n = match.seats.count() if n is None else n
     if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores):
         raise ServiceError(f"scores must list {n} integers, one per seat", "scores")
     if not isinstance(places, list) or len(places) != n or not all(isinstance(p, int) and not isinstance(p, bool) for p in places):
@@ -145,14 +145,13 @@ def match_record_result(
     round is made, or the tournament finished.
     """
     with transaction.atomic():
-        round_id = Match.objects.values_list("round_id", flat=True).get(pk=match_id)
-        rnd = Round.objects.select_for_update().get(pk=round_id)  # one round closes once
+        rnd = Round.objects.select_for_update().get(matches=match_id)  # one round closes once
         match = Match.objects.select_for_update().get(pk=match_id)
         if match.status == Match.Status.FINISHED:
             return match
-        _check_result(match, scores, places)
-        forfeits = forfeits or {}
         seats = list(match.seats.all())
+        _check_result(match, scores, places, len(seats))
+        forfeits = forfeits or {}
         for seat in seats:
             i = seat.position
             seat.score = scores[i]
