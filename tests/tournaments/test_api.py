@@ -147,3 +147,8 @@ def test_a_league_through_the_api(organiser, visitor):
     again = organiser.post(f"/api/leagues/{league}/seasons/")
     assert again.status_code == 409 and "still being played" in again.json()["season"][0]
     assert len(visitor.get(f"/api/leagues/{league}/seasons/").json()) == 1
+
+
+def test_the_admin_lists_tournaments_and_matches(admin_client):
+    for url in ("/admin/tournaments/tournament/", "/admin/tournaments/match/", "/admin/tournaments/ratingchange/"):
+        assert admin_client.get(url).status_code == 200

@@ -1,0 +1,74 @@
+"""The Django admin: a read-mostly window on the data for organisers and operators. Changes
+that matter (results, entries, starting a tournament) go through the API, which calls the
+services; the admin does not bypass them for results or ratings."""
+
+from django.contrib import admin
+
+from . import models
+
+
+@admin.register(models.Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ["name", "display_name", "kind", "bot_kind", "active", "created_at"]
+    list_filter = ["kind", "bot_kind", "active"]
+    search_fields = ["name", "display_name"]
+
+
+class EntryInline(admin.TabularInline):
+    model = models.Entry
+    extra = 0
+    fields = ["player", "seed_rank", "checked_in", "withdrawn_at", "disqualified"]
+    raw_id_fields = ["player"]
+
+
+@admin.register(models.Tournament)
+class TournamentAdmin(admin.ModelAdmin):
+    list_display = ["name", "game", "format", "table_size", "status", "created_at", "finished_at"]
+    list_filter = ["game", "format", "status"]
+    search_fields = ["name", "slug"]
+    inlines = [EntryInline]
+
+
+class SeatInline(admin.TabularInline):
+    model = models.Seat
+    extra = 0
+    readonly_fields = ["position", "player", "score", "place", "forfeit_reason", "decisions", "think_seconds"]
+    fields = readonly_fields
+    can_delete = False
+
+
+@admin.register(models.Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = ["id", "round", "table", "status", "attempts", "started_at", "finished_at"]
+    list_filter = ["status"]
+    readonly_fields = ["record", "lease_owner", "lease_expires_at", "attempts"]
+    inlines = [SeatInline]
+
+
+@admin.register(models.RatingLadder)
+class RatingLadderAdmin(admin.ModelAdmin):
+    list_display = ["slug", "version", "name", "game", "system", "applied"]
+    readonly_fields = ["config", "config_hash", "applied"]
+
+
+@admin.register(models.RatingChange)
+class RatingChangeAdmin(admin.ModelAdmin):
+    list_display = ["ladder", "sequence", "player", "match", "before_mu", "after_mu", "expected_place", "actual_place"]
+    list_filter = ["ladder"]
+
+    def has_change_permission(self, request, obj=None):  # the ledger is append-only
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(models.League)
+class LeagueAdmin(admin.ModelAdmin):
+    list_display = ["name", "game", "table_size", "division_size", "promote", "relegate", "round_interval"]
+
+
+admin.site.register(models.Season)
+admin.site.register(models.Round)
+admin.site.register(models.ResultSubmission)
+admin.site.register(models.AuditEvent)
