@@ -24,6 +24,15 @@ for the rules: A … 7, figure, matta):
 * **stake**: the expected value of one chip staked blind, with the player's policy above
   against that banker, is computed once per rule set; the bot stakes the maximum if it is
   positive and the minimum otherwise (with the default rules it is negative: the minimum).
+* **the bank**: a two-card 7½ takes the bank (SM-A14), and the banker wins ties and lets the
+  players bust first. Holding it from the next hand to the end is valued at ``bank_edge`` ×
+  participants × the mean stake × the hands left (``bank_edge`` 0.17: the banker's measured
+  gain per hand and player at unit stakes, heuristic against heuristic, is about 0.17, and a
+  player's loss about the same). A player deciding on his first card (no other seat has
+  declared a two-card 7½ yet) adds that value, per chip of his stake, to every two-card 7½
+  a hit can give: early in a match he hits a lone 7 (7 + figure, 7 + 7 or 7 + matta) and
+  the matta. A banker on his first card, when a player's two-card 7½ is about to take the
+  bank, adds it to his own two-card 7½, which keeps it.
 """
 
 from __future__ import annotations
@@ -182,10 +191,12 @@ class _Model:
         return self._payoff(self._rank(hand), self._banker(root))
 
     def _player_uncached(
-        self, hand: tuple[int, ...], pool: tuple[int, ...], root: tuple[int, ...]
+        self, hand: tuple[int, ...], pool: tuple[int, ...], root: tuple[int, ...],
+        bonus: float = 0.0,
     ) -> tuple[float, float]:
         """(stand, hit) expected results per chip for a player still free to choose; the
-        banker draws from ``root``, the unseen cards at the decision."""
+        banker draws from ``root``, the unseen cards at the decision. ``bonus`` (per chip) is
+        added to a two-card 7½ reached by hitting: what taking the bank is worth."""
         stand = self.stand_value(hand, root)
         total = sum(pool)
         if not total:
@@ -200,8 +211,10 @@ class _Model:
                     v = -1.0
                 elif rank >= SEVEN_AND_A_HALF:
                     v = self.stand_value(new, root)
+                    if rank in MULTIPLIER and len(new) == 2:
+                        v += bonus
                 else:
-                    v = max(self._player(new, rest, root))
+                    v = max(self._player(new, rest, root, bonus))
                 hit += v * k / total
         return stand, hit
 
@@ -222,8 +235,10 @@ class _Model:
         return ev
 
     # The banker's own turn: exact expectimax over his draws.
-    def banker_values(self, hand, pool, players) -> tuple[float, float]:
-        """(stand, hit) expected takings; ``players`` is [(stake, ((rank, p), ...)), ...]."""
+    def banker_values(self, hand, pool, players, keep: float = 0.0) -> tuple[float, float]:
+        """(stand, hit) expected takings; ``players`` is [(stake, ((rank, p), ...)), ...];
+        ``keep`` is added when the banker ends on a two-card 7½ (he keeps the bank that a
+        player's two-card 7½ would otherwise take)."""
         memo: dict = {}
 
         def takings(rank: int) -> float:
@@ -246,6 +261,8 @@ class _Model:
         def values(hand, pool) -> tuple[float, float]:
             rank = self._rank(hand)
             stand = takings(rank)
+            if keep and rank in MULTIPLIER and len(hand) == 2:
+                stand += keep
             total = sum(pool)
             if rank >= SEVEN_AND_A_HALF or not total:
                 return stand, float("-inf")
@@ -273,7 +290,23 @@ def _model(matta: str | None) -> _Model:
 
 
 class ExpectimaxBot(Bot):
-    """Exact expected value over the unseen cards; see the module docstring."""
+    """Exact expected value over the unseen cards; see the module docstring. Option
+    ``bank_edge``: the banker's expected gain per hand, per participant and chip staked,
+    over a player's (0 ignores the bank)."""
+
+    def __init__(self, game: str, seed: int | str | None = None, bank_edge: float = 0.17) -> None:
+        super().__init__(game, seed)
+        self.bank_edge = bank_edge
+
+    def bank_value(self, view: View) -> float:
+        """Chips that holding the bank from the next hand to the end is worth (the bank
+        rarely changes hands, so it is counted as held to the end)."""
+        later = view["hands"] - view["hand"]
+        if later <= 0 or self.bank_edge <= 0:
+            return 0.0
+        stakes = [e["stake"] for e in view["table"] if e["stake"] is not None]
+        stake = sum(stakes) / len(stakes) if stakes else view["stake_limits"][0]
+        return self.bank_edge * view["players"] * stake * later
 
     def act(self, view: View) -> Action:
         legal = view["legal_actions"]
@@ -292,15 +325,29 @@ class ExpectimaxBot(Bot):
         mine = table[seat]["cards"]
         hand = model.hand(mine)
         if seat != view["banker"]:
-            stand, hit = model._player(hand, pool, pool)
+            bonus = 0.0
+            if len(mine) == 1 and not self._special_before(view, seat):
+                bonus = self.bank_value(view) / max(table[seat]["stake"] or 1, 1)
+            stand, hit = model._player(hand, pool, pool, round(bonus, 6))
         else:
             players = []
             for entry in table:
                 if entry["seat"] == seat or entry["status"] == "bust" or entry["stake"] is None:
                     continue
                 players.append((entry["stake"], self._distribution(model, entry, unseen, matta)))
-            stand, hit = model.banker_values(hand, pool, players)
+            keep = 0.0
+            if len(mine) == 1 and self._special_before(view, seat):
+                keep = self.bank_value(view)
+            stand, hit = model.banker_values(hand, pool, players, keep)
         return _hit(view) if hit > stand + 1e-12 else _choose(view, "stand")
+
+    @staticmethod
+    def _special_before(view: View, seat: int) -> bool:
+        """Whether another seat has already declared a two-card 7½ (it takes the bank)."""
+        return any(
+            e["seat"] != seat and e.get("class") in ("emblee", "triple") and len(e["cards"]) + e["hidden"] == 2
+            for e in view["table"]
+        )
 
     @staticmethod
     def _distribution(model: _Model, entry: dict, unseen: list[str], matta):

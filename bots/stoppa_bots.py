@@ -135,3 +135,63 @@ class HeuristicBot(Bot):
                 last = req
 
         return max(legal, key=score)
+
+
+# ------------------------------------------------------------------ opponent model for search
+
+
+def betting_consistent(view: View, state) -> bool:
+    """Whether the sampled ``state`` agrees with the current betting round of ``view`` when
+    every other seat bets by the heuristic's rules above: each open, raise, see and pass seen
+    this round is what ``HeuristicBot`` would have done holding the sampled packet. ISMCTS
+    rejects samples that fail this (its other seats are modelled by the heuristic), so a
+    raise makes strong packets likelier in its determinizations."""
+    if view.get("phase") != "bet":
+        return True
+    events = view["events"]
+    start = max((i for i, e in enumerate(events) if e["type"] == "betting"), default=None)
+    if start is None:
+        return True
+    me = view["seat"]
+    n = view["players"]
+    opts = view["options"]
+    deck = cards_in_use(
+        n, opts["three_player_variant"], opts["removed_suit"], "K" + opts.get("removed_king_suit", "B")
+    )
+    prize = events[start].get("prize", 0)
+    size = len(view["round_cards"])
+    table = _beaten_share(deck, size)
+    shares: dict[int, float] = {}
+    level = 0
+    committed = [0] * n
+    inside = n
+    cip = opts["cip"]
+    for e in events[start + 1 :]:
+        kind = e["type"]
+        if kind not in ("open", "raise", "see", "pass"):
+            continue
+        s = e["seat"]
+        if s != me:
+            share = shares.get(s)
+            if share is None:
+                cards = state.view(s)["round_cards"]
+                share = shares[s] = table[min(best_point(cards), 69)]
+            chance = share ** max(inside - 1, 1)
+            call = level - committed[s]
+            win = prize + sum(committed) + call
+            if kind == "open" and chance < 0.5:
+                return False
+            if kind == "raise" and chance < 0.75:
+                return False
+            if kind == "see" and not (chance * win > call or chance >= 0.75):
+                return False
+            if kind == "pass" and (chance >= 0.5 if level == 0 else (chance >= 0.75 or chance * win > call)):
+                return False
+        if kind in ("open", "raise"):
+            level = e["amount"]
+            committed[s] = level
+        elif kind == "see":
+            committed[s] = level
+        else:
+            inside -= 1
+    return True

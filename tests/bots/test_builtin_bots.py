@@ -58,6 +58,19 @@ def test_every_game_offers_a_heuristic_bot_where_one_is_written():
     assert "expectimax" not in bots.available("stoppa")
 
 
+def test_expectimax_hits_a_lone_seven_for_the_bank_only_while_hands_remain():
+    # 7 + figure (or 7, or the matta) is a two-card 7½, which takes the bank: worth the risk
+    # early in the match, not in its last hand.
+    for hands, expected in ((10, "hit"), (1, "stand")):
+        bot = bots.create("expectimax", game="sette_e_mezzo", seed=0)
+        state = engine.game("sette_e_mezzo").new_match(
+            players=3, seed=0, deck=["7C", "JC", "2S", "5B", "6D"], options={"stake_min": 1, "hands": hands}
+        )
+        state.apply({"type": "stake", "amount": 1})
+        state.apply({"type": "stake", "amount": 1})
+        assert bot.act(state.view(0))["type"] == expected  # seat 0 holds 7C
+
+
 def test_ismcts_is_offered_for_exactly_the_games_that_determinize():
     games = searchable_games()
     assert {"sette_e_mezzo", "stoppa"} <= set(games)
@@ -66,9 +79,10 @@ def test_ismcts_is_offered_for_exactly_the_games_that_determinize():
 
 
 def test_a_sette_e_mezzo_player_never_hits_on_seven_and_stands_on_one():
-    # Rules shared by heuristic and expectimax: 7 is too close to 7½ to hit, ½ too far to stand.
-    for name in ("heuristic", "expectimax"):
-        bot = bots.create(name, game="sette_e_mezzo", seed=0)
+    # Rules shared by heuristic and expectimax (when the bank is not at stake): 7 is too close
+    # to 7½ to hit, ½ too far to stand.
+    for name, options in (("heuristic", {}), ("expectimax", {"bank_edge": 0})):
+        bot = bots.create(name, game="sette_e_mezzo", seed=0, **options)
         state = engine.game("sette_e_mezzo").new_match(
             players=3, seed=0, deck=["7C", "JC", "2S", "5B", "6D"], options={"stake_min": 1}
         )
