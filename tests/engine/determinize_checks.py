@@ -56,3 +56,36 @@ def swapped_twin(state: engine.State, seat: int, deck: list[str], rng: random.Ra
         if twin.view(seat) == view:
             return twin
     return None
+
+
+def twins_sample_alike(game: engine.Game, deck_for, trials: int, max_steps: int) -> int:
+    """Play random stacked matches (``deck_for(players)`` gives the cards), and for each
+    mid-match state with a swapped twin (same view, different true cards) assert that
+    determinize gives identical samples of both for the same rng. Returns how many states
+    were checked, for the caller to require enough of them."""
+    rng = random.Random(3)
+    checked = 0
+    for trial in range(trials):
+        players = rng.randint(3, 6)
+        deck = list(deck_for(players))
+        rng.shuffle(deck)
+        state = game.new_match(players=players, seed=trial, options={"hands": 1}, deck=deck)
+        for _ in range(rng.randint(0, max_steps)):
+            if state.is_over():
+                break
+            legal = state.legal_actions()
+            state.apply(legal[rng.randrange(len(legal))])
+        if state.is_over():
+            continue
+        seat = state.current_player()
+        twin = swapped_twin(state, seat, deck, rng)
+        if twin is None:
+            continue
+        assert twin.deck != state.deck
+        view = state.view(seat)
+        for r in range(3):
+            assert sample_summary(game.determinize(view, random.Random(r))) == sample_summary(
+                game.determinize(twin.view(seat), random.Random(r))
+            )
+        checked += 1
+    return checked
