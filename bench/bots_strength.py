@@ -2,30 +2,20 @@
 
     python bench/bots_strength.py stoppa ismcts@50 heuristic heuristic --matches 40 --seed 1 --jobs 2
 
-``NAME@N`` is the registered bot ``NAME`` with an ``iterations=N`` budget (the arena's command
-line takes names only); other names are passed through. Prints the arena's table.
+``NAME@N`` is the registered bot ``NAME`` with an ``iterations=N`` budget and
+``NAME:K=V,...`` passes options, as on the arena's command line (``bots.arena.bot_options``).
+Prints the arena's table, with the paired differences.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import bots  # noqa: E402
 from bots import arena  # noqa: E402
-
-
-def _budgeted(name: str) -> str:
-    base, _, iterations = name.partition("@")
-    if iterations:
-        factory, games = bots._BOTS[base]
-        bots.register(name, functools.partial(factory, iterations=int(iterations)),
-                      games=None if games is None else tuple(games))
-    return name
 
 
 def main() -> None:
@@ -37,10 +27,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--option", action="append", default=[])
     args = parser.parse_args()
-    names = [_budgeted(b) for b in args.bots]  # registered before the pool forks
     options = arena._pairs(args.option, "option") or None
-    report = arena.run(args.game, names, matches=args.matches, seed=args.seed, duplicate=True,
-                       jobs=args.jobs, options=options)
+    report = arena.run(args.game, args.bots, matches=args.matches, seed=args.seed,
+                       duplicate=True, jobs=args.jobs, options=options)
     print(report.format())
 
 

@@ -23,6 +23,17 @@ its 95% confidence interval from Student's t over independent units (a match, or
 ``--duplicate`` a deal: the rotations of one deal are not independent, so they are averaged
 first); first-place share (a place shared by k seats gives each 1/k, so shares sum to 1);
 mean decision time of the bot's own decisions; forfeits by reason.
+
+Paired differences, for every two bots A and B (A ranked above B): the mean over units of
+(A's score in the unit − B's score in the unit), each bot's score in a unit being its mean
+over its seats and, in duplicate, over the rotations of the deal; and the 95% confidence
+interval of that mean (Student's t over the units' differences). This is the test of "A
+beats B": in a game that is not zero-sum (Spacca il mazzo, Piazza) two per-bot intervals
+may overlap while the per-deal differences, which cancel the deal's luck, clearly do not.
+
+BOT may carry options for a built-in bot: ``NAME@N`` is ``NAME`` with ``iterations=N``
+(as in bench/bots_strength.py), ``NAME:K=V,K=V`` passes those options (values read as
+JSON where they parse: ``ismcts:time_ms=200,guard=0``).
 """
 
 from __future__ import annotations
@@ -62,6 +73,19 @@ class BotStats:
 
 
 @dataclass(frozen=True)
+class PairStats:
+    """``a`` against ``b``: the mean over units (deals in duplicate, else matches) of a's
+    score in the unit minus b's, and its 95% confidence interval."""
+
+    a: str
+    b: str
+    units: int
+    mean: float
+    ci_low: float
+    ci_high: float
+
+
+@dataclass(frozen=True)
 class ArenaReport:
     """What :func:`run` measured; ``format()`` renders the table the command prints."""
 
@@ -73,9 +97,19 @@ class ArenaReport:
     matches: int
     bots: tuple[BotStats, ...]
     elapsed: float
+    pairs: tuple[PairStats, ...] = ()  # every two bots, the higher-ranked one first
 
     def bot(self, name: str) -> BotStats:
         return next(b for b in self.bots if b.name == name)
+
+    def pair(self, a: str, b: str) -> PairStats:
+        """``a − b`` (the sign follows the order asked for)."""
+        for p in self.pairs:
+            if (p.a, p.b) == (a, b):
+                return p
+            if (p.a, p.b) == (b, a):
+                return PairStats(a, b, p.units, -p.mean, -p.ci_high, -p.ci_low)
+        raise KeyError((a, b))
 
     def format(self) -> str:
         kind = f"{self.deals} deals × {len(self.seats)} rotations" if self.duplicate else ""
@@ -95,6 +129,17 @@ class ArenaReport:
         for row in rows:
             lines.append("  ".join(c.ljust(w) if i in (0, 6) else c.rjust(w)
                                    for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+        if self.pairs:
+            unit = "deal" if self.duplicate else "match"
+            rows = [(f"paired (per {unit})", "mean", "95% CI")]
+            for p in self.pairs:
+                rows.append((f"{p.a} − {p.b}", f"{p.mean:+.3f}",
+                             f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]"))
+            widths = [max(len(r[i]) for r in rows) for i in range(3)]
+            lines.append("")
+            for row in rows:
+                lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                                       for i, (c, w) in enumerate(zip(row, widths))))
         return "\n".join(lines)
 
 
@@ -116,7 +161,31 @@ def make_bot(spec: str, game: str, seed: str, limits: Mapping[str, Any] | None =
                            limits=limits)
     if kind == "http" and rest:
         return bots.create("http", game=game, seed=seed, url=rest, limits=limits)
-    return bots.create(spec, game=game, seed=seed)
+    name, options = bot_options(spec)
+    return bots.create(name, game=game, seed=seed, **options)
+
+
+def bot_options(spec: str) -> tuple[str, dict[str, Any]]:
+    """``NAME@N`` -> (NAME, {"iterations": N}); ``NAME:K=V,K=V`` -> (NAME, {K: V, ...})
+    with JSON values where they parse; a plain name has no options."""
+    name, at, budget = spec.partition("@")
+    if at:
+        if not budget.isdigit():
+            raise ValueError(f"{spec!r}: NAME@N takes a whole number of iterations")
+        return name, {"iterations": int(budget)}
+    name, colon, rest = spec.partition(":")
+    if not colon:
+        return spec, {}
+    options = {}
+    for item in re.split(r",(?=[A-Za-z_]\w*=)", rest):
+        key, eq, value = item.partition("=")
+        if not eq or not key.isidentifier():
+            raise ValueError(f"{spec!r}: options are NAME:KEY=VALUE,KEY=VALUE")
+        try:
+            options[key] = json.loads(value)
+        except ValueError:
+            options[key] = value
+    return name, options
 
 
 @dataclass(frozen=True)
@@ -262,10 +331,26 @@ def _report(game, table, seed, duplicate, deals, results, elapsed) -> ArenaRepor
             forfeits=dict(forfeits[name]),
         ))
     stats.sort(key=lambda b: -b.mean)
+    per_unit = {name: {u: sum(v) / len(v) for u, v in units[name].items()} for name in names}
+    ranked = [b.name for b in stats]
+    pairs = tuple(
+        paired(a, b, per_unit[a], per_unit[b])
+        for i, a in enumerate(ranked) for b in ranked[i + 1:]
+    )
     return ArenaReport(
         game=game, seats=table, seed=seed, duplicate=duplicate, deals=deals,
-        matches=len(results), bots=tuple(stats), elapsed=elapsed,
+        matches=len(results), bots=tuple(stats), elapsed=elapsed, pairs=pairs,
     )
+
+
+def paired(a: str, b: str, scores_a: Mapping[Any, float],
+           scores_b: Mapping[Any, float]) -> PairStats:
+    """``a − b`` over the units both played (unit -> score in that unit)."""
+    diffs = [scores_a[u] - scores_b[u] for u in scores_a if u in scores_b]
+    if not diffs:
+        return PairStats(a, b, 0, math.nan, -math.inf, math.inf)
+    mean, low, high = mean_ci(diffs)
+    return PairStats(a, b, len(diffs), mean, low, high)
 
 
 # Two-sided 95% quantiles of Student's t for 1..30 degrees of freedom.
@@ -306,7 +391,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bots.arena",
         description="Play bots against each other and compare them.",
-        epilog="BOT: a registered name, subprocess:COMMAND or http:URL, optionally with #LABEL.",
+        epilog="BOT: a registered name, NAME@N (iterations=N), NAME:K=V,K=V (bot options), "
+               "subprocess:COMMAND or http:URL, optionally with #LABEL. Besides a row per bot, "
+               "prints for every two bots A and B the paired difference: the mean over units "
+               "(deals with --duplicate, else matches) of A's score minus B's in the unit, "
+               "with its 95% CI; it excludes 0 when A beats B beyond noise.",
     )
     parser.add_argument("game", help=f"one of {', '.join(engine.games())}")
     parser.add_argument("bots", nargs="+", metavar="BOT")
