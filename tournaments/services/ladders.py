@@ -7,11 +7,13 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Min
+from django.utils import timezone
 
 import engine
 from tournaments import ratings
 from tournaments.models import Match, Rating, RatingChange, RatingLadder, Round, Seat
 
+from .bulk import bulk_set
 from .errors import ServiceError
 
 
@@ -54,45 +56,63 @@ def _rating_value(row: Rating) -> ratings.Rating:
 def ladder_apply_round(*, ladder_id: int, rnd: Round) -> int:
     """Rate a finished round's matches, in table order, serialised on the ladder's row.
     Matches already rated on this ladder are skipped, so applying twice changes nothing.
-    Returns the number of matches rated."""
+    Returns the number of matches rated. A few queries for the whole round: its seats, the
+    current ratings of its players, then the ledger and the ratings written in bulk."""
     ladder = RatingLadder.objects.select_for_update().get(pk=ladder_id)
-    system = ladder_system(ladder)
-    matches = list(rnd.matches.filter(status=Match.Status.FINISHED).order_by("table"))
-    done = set(RatingChange.objects.filter(ladder=ladder, match__in=matches).values_list("match_id", flat=True))
-    rated = 0
-    for match in matches:
-        if match.pk in done:
-            continue
-        places = dict(Seat.objects.filter(match=match).values_list("player_id", "place"))
-        if len(places) < 2:
-            continue
-        current = {
-            row.player_id: _rating_value(row)
-            for row in Rating.objects.select_for_update().filter(ladder=ladder, player_id__in=places)
-        }
-        changes = ratings.rate_match(system, current, places)
-        _write_changes(ladder, match, changes)
-        rated += 1
-    return rated
+    tables: dict[tuple[int, int], dict[int, int]] = {}
+    for match_id, table, player_id, place in (
+        Seat.objects.filter(match__round=rnd, match__status=Match.Status.FINISHED)
+        .exclude(match__rating_changes__ladder=ladder)  # rated already
+        .order_by("match__table", "position")
+        .values_list("match_id", "match__table", "player_id", "place")
+    ):
+        tables.setdefault((table, match_id), {})[player_id] = place
+    history = [(key, places) for key, places in tables.items() if len(places) >= 2]
+    if not history:
+        return 0
+    rows = {
+        row.player_id: row
+        for row in Rating.objects.select_for_update().filter(
+            ladder=ladder, player_id__in={player for _, places in history for player in places}
+        )
+    }
+    _, ledger = ratings.replay_ladder(
+        ladder_system(ladder), history, initial={player: _rating_value(row) for player, row in rows.items()}
+    )
+    _write_ledger(ladder, [(rated.order_key[1], rated.changes) for rated in ledger], rows)
+    return len(ledger)
 
 
-def _write_changes(ladder: RatingLadder, match: Match, changes: list[ratings.RatingChange]) -> None:
+def _write_ledger(
+    ladder: RatingLadder, rated: list[tuple[int, tuple[ratings.RatingChange, ...]]], existing: dict[int, Rating]
+) -> None:
+    """Append matches' rating changes (match id, changes; in the order applied) to the ledger
+    and set the players' current ratings to their last change. ``existing`` holds the
+    ladder's current rating rows of (at least) the players rated, keyed by player."""
     sequence = ladder.applied
     rows = []
-    for change in changes:
-        sequence += 1
-        rows.append(
-            RatingChange(
-                ladder=ladder, match=match, player_id=change.player, sequence=sequence,
-                before_mu=change.before.mu, before_sigma=change.before.sigma,
-                after_mu=change.after.mu, after_sigma=change.after.sigma, games=change.after.games,
-                expected_place=change.expected_place, actual_place=change.actual_place,
+    latest: dict[int, ratings.RatingChange] = {}
+    for match_id, changes in rated:
+        for change in changes:
+            sequence += 1
+            rows.append(
+                RatingChange(
+                    ladder=ladder, match_id=match_id, player_id=change.player, sequence=sequence,
+                    before_mu=change.before.mu, before_sigma=change.before.sigma,
+                    after_mu=change.after.mu, after_sigma=change.after.sigma, games=change.after.games,
+                    expected_place=change.expected_place, actual_place=change.actual_place,
+                )
             )
-        )
-        Rating.objects.update_or_create(
-            ladder=ladder, player_id=change.player,
-            defaults={"mu": change.after.mu, "sigma": change.after.sigma, "games": change.after.games},
-        )
+            latest[change.player] = change
+    fresh = []
+    now = timezone.now()  # bulk_update does not touch auto_now fields
+    for player, change in latest.items():
+        row = existing.get(player) or Rating(ladder=ladder, player_id=player)
+        row.mu, row.sigma, row.games, row.updated_at = change.after.mu, change.after.sigma, change.after.games, now
+        if row.pk is None:
+            fresh.append(row)
+    bulk_set([existing[p] for p in latest if p in existing], ["mu", "sigma", "games", "updated_at"])
+    Rating.objects.bulk_create(fresh)
     RatingChange.objects.bulk_create(rows)
     ladder.applied = sequence
     ladder.save(update_fields=["applied"])
@@ -143,6 +163,5 @@ def ladder_recompute(*, ladder: RatingLadder, write: bool = False) -> Recomputed
             RatingChange.objects.filter(ladder=ladder).delete()
             Rating.objects.filter(ladder=ladder).delete()
             ladder.applied = 0
-            for rated in ledger:
-                _write_changes(ladder, Match.objects.get(pk=rated.order_key[1]), list(rated.changes))
+            _write_ledger(ladder, [(rated.order_key[1], rated.changes) for rated in ledger], {})
         return Recomputed(ladder, len(ledger), differences, bool(write and differences))

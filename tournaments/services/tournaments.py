@@ -278,22 +278,29 @@ def _round_create(tournament: Tournament, number: int, planned: formats.Round) -
         tournament=tournament, number=number, notes=list(planned.notes), byes=list(planned.byes)
     )
     players = Player.objects.in_bulk({p for table in planned.tables for p in table.seats})
-    bot_matches = []
+    matches = []
     for index, table in enumerate(planned.tables, start=1):
         # Duplicate play: tables with one deal key share the seed, so they share the cards.
         if table.deal is not None:
             seed = derive_seed(tournament.seed, "round", number, "deal", table.deal)
         else:
             seed = derive_seed(tournament.seed, "round", number, "table", index)
-        match = Match.objects.create(
+        matches.append(Match(
             round=rnd, table=index, seed=seed, deal=table.deal, notes=list(table.notes),
             scheduled_at=tournament.starts_at if number == 1 else None,
-        )
-        Seat.objects.bulk_create(
-            Seat(match=match, position=pos, player_id=pid) for pos, pid in enumerate(table.seats)
-        )
-        if all(players[pid].kind == Player.Kind.BOT for pid in table.seats):
-            bot_matches.append(match.pk)
+        ))
+    # One INSERT for the tables and one for their seats (PostgreSQL and SQLite >= 3.35 return
+    # the new ids).
+    Match.objects.bulk_create(matches)
+    Seat.objects.bulk_create(
+        Seat(match=match, position=pos, player_id=pid)
+        for match, table in zip(matches, planned.tables)
+        for pos, pid in enumerate(table.seats)
+    )
+    bot_matches = [
+        match.pk for match, table in zip(matches, planned.tables)
+        if all(players[pid].kind == Player.Kind.BOT for pid in table.seats)
+    ]
     AuditEvent.objects.create(tournament=tournament, action="round_made",
                               detail={"round": number, "tables": len(planned.tables), "byes": list(planned.byes)})
     dispatch_matches(bot_matches)
