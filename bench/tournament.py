@@ -68,11 +68,15 @@ def main() -> None:
     import bots.runner
     from tournaments.management.commands.run_tournament import parse_pairs
     from tournaments.models import Match, Tournament
+    from tournaments.services.ladders import ladder_create
     from tournaments.services.players import builtin_bot_get_or_create, player_bot
     from tournaments.services.seeds import derive_seed
     from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
     workers = []
+    # Spread each round over as many tasks as there are worker processes, and no more: the
+    # batches are then as large as the round allows (tournaments/services/dispatch.py).
+    os.environ["MATCH_BATCH_SPREAD"] = str(args.workers)
     env = dict(os.environ, DATABASE_CONN_MAX_AGE="60")
     for i in range(args.workers):
         workers.append(subprocess.Popen(
@@ -93,6 +97,7 @@ def main() -> None:
         tournament = tournament_create(
             name=slug, slug=slug, game=args.game, table_size=args.table_size, format="round_robin",
             format_config={"cycles": args.cycles}, options=parse_pairs(args.option, "--option"), seed=7,
+            ladder=ladder_create(slug=slug, name=slug, game=args.game),
         )
         for i in range(args.entrants):
             entry_add(tournament=tournament, player=builtin_bot_get_or_create(bot=args.bot, name=f"bench-{args.bot}-{i}"))

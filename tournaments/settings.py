@@ -118,6 +118,12 @@ LOGGING = {
 MATCH_LEASE_SECONDS = float(os.environ.get("MATCH_LEASE_SECONDS", "300"))
 # The Celery queue bot matches are sent to (workers consume it: `celery worker -Q celery`).
 MATCH_QUEUE = os.environ.get("MATCH_QUEUE", "celery")
+# Bot matches go to the workers in batches of at most MATCH_BATCH_SIZE, a round spread over at
+# least MATCH_BATCH_SPREAD tasks (set it to the number of worker processes); a worker records
+# what it has played every MATCH_FLUSH_SECONDS (tournaments.services.dispatch and .matches).
+MATCH_BATCH_SIZE = int(os.environ.get("MATCH_BATCH_SIZE", "20"))
+MATCH_BATCH_SPREAD = int(os.environ.get("MATCH_BATCH_SPREAD", "4"))
+MATCH_FLUSH_SECONDS = float(os.environ.get("MATCH_FLUSH_SECONDS", "1.0"))
 RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "30"))
 TICK_INTERVAL_SECONDS = float(os.environ.get("TICK_INTERVAL_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {

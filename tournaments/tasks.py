@@ -6,6 +6,7 @@ import os
 import socket
 
 from celery import shared_task
+from django.conf import settings
 
 from tournaments import matchplay
 
@@ -24,7 +25,23 @@ def play_bot_match(game: str, bots: list[str], seed: int, options: dict | None =
     return matchplay.play_bot_match(game, bots, seed, options)
 
 
-@shared_task(bind=True, acks_late=True, max_retries=None)
+@shared_task(acks_late=True, ignore_result=True)
+def play_matches(match_ids: list[int]) -> None:
+    """Play a batch of a tournament's bot matches and record them (services.matches.
+    match_play_batch). Matches another live worker holds are handed to ``play_match``, which
+    waits for that lease to run out; finished ones are skipped, so running this twice is safe."""
+    from tournaments.services.matches import match_play_batch
+
+    claims = match_play_batch(match_ids=match_ids, owner=_worker_name())
+    for match_id, claim in claims.items():
+        if claim.status == "busy":
+            play_match.apply_async(
+                (match_id,), countdown=max(1.0, claim.retry_in + 0.5), queue=getattr(settings, "MATCH_QUEUE", "celery")
+            )
+
+
+# The results of the match tasks live in the database; nobody reads them from the backend.
+@shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
 def play_match(self, match_id: int) -> str:
     """Play a tournament's bot match and record it. Another worker holding the lease makes
     this task wait for the lease to run out, then try again (its worker may have died)."""

@@ -1,9 +1,16 @@
-"""Handing bot matches to the Celery workers once the transaction that made them commits."""
+"""Handing bot matches to the Celery workers once the transaction that made them commits.
+
+Matches go out in batches, one task each (``play_matches``): a task's claim and its results
+cost a few queries whatever its size, so short bot matches are cheap to run in bulk. A round
+is still spread over at least MATCH_BATCH_SPREAD tasks (when it has that many matches), so
+that as many worker processes share it.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import math
 from collections.abc import Iterable, Iterator
 
 from django.conf import settings
@@ -12,9 +19,25 @@ from django.db import transaction
 _held: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("held_matches", default=None)
 
 
+def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
+    """Split ``ids`` into consecutive batches of at most ``size``, and into at least
+    ``spread`` batches when there are that many ids; sizes differ by one at most."""
+    if not ids:
+        return []
+    count = max(math.ceil(len(ids) / max(1, size)), min(len(ids), max(1, spread)))
+    base, extra = divmod(len(ids), count)
+    out, start = [], 0
+    for i in range(count):
+        end = start + base + (1 if i < extra else 0)
+        out.append(ids[start:end])
+        start = end
+    return out
+
+
 def dispatch_matches(match_ids: Iterable[int]) -> None:
-    """Enqueue ``play_match`` for each match after the current transaction commits (never
-    before: a worker must find the rows). Inside :func:`held`, collect them instead."""
+    """Enqueue ``play_matches`` for the matches, in batches, after the current transaction
+    commits (never before: a worker must find the rows). Inside :func:`held`, collect them
+    instead."""
     ids = list(match_ids)
     if not ids:
         return
@@ -24,12 +47,15 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
         return
 
     queue = getattr(settings, "MATCH_QUEUE", "celery")
+    chunks = batches(
+        ids, size=int(getattr(settings, "MATCH_BATCH_SIZE", 20)), spread=int(getattr(settings, "MATCH_BATCH_SPREAD", 4))
+    )
 
     def send() -> None:
         from tournaments import tasks
 
-        for match_id in ids:
-            tasks.play_match.apply_async((match_id,), queue=queue)
+        for chunk in chunks:
+            tasks.play_matches.apply_async((chunk,), queue=queue)
 
     transaction.on_commit(send)
 

@@ -1,19 +1,29 @@
-"""Playing matches: claiming one with a lease, playing it through the engine with the seats'
-bots, and recording its result exactly once, together with what follows from it (the round's
-end, its ratings, the next round) in the same transaction."""
+"""Playing matches: claiming them with a lease, playing them through the engine with the seats'
+bots, and recording each result exactly once, together with what follows from it (the round's
+end, its ratings, the next round) in the same transaction.
+
+Workers take bot matches in batches (``match_play_batch``): one statement claims the batch, and
+results are recorded a flush at a time, a few queries for the whole flush, because for short
+bot matches the database round trips, not the cards, are what a match costs.
+"""
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, Tournament
 
+from .bulk import bulk_set
 from .dispatch import dispatch_matches
 from .errors import ServiceError
 from .seeds import derive_seed
@@ -25,6 +35,10 @@ def lease_seconds() -> float:
     return float(getattr(settings, "MATCH_LEASE_SECONDS", 300))
 
 
+def flush_seconds() -> float:
+    return float(getattr(settings, "MATCH_FLUSH_SECONDS", 1.0))
+
+
 @dataclass(frozen=True)
 class Claim:
     """What a worker got when it asked for a match."""
@@ -34,67 +48,164 @@ class Claim:
     retry_in: float = 0.0
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """A finished match's result, as a worker or a person reports it."""
+
+    match_id: int
+    scores: list[int]
+    places: list[int]
+    forfeits: dict[int, tuple[str, str]] = field(default_factory=dict)
+    record: dict | None = None
+    decisions: list[int] | None = None
+    think_seconds: list[float] | None = None
+
+
 def match_claim(*, match_id: int, owner: str) -> Claim:
     """Take the run lease of a match. A match already finished, or leased by another worker
     whose lease has not run out, is not claimed; a match with people at it is never played
     by a worker."""
+    return matches_claim(match_ids=[match_id], owner=owner)[match_id]
+
+
+def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
+    """:func:`match_claim` for many matches in one transaction (rows locked in id order, so
+    two workers claiming overlapping batches cannot deadlock). Ids of missing matches raise
+    Match.DoesNotExist."""
     with transaction.atomic():
-        match = Match.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=match_id)
-        if match.status == Match.Status.FINISHED:
-            return Claim("finished", match)
+        matches = list(
+            Match.objects.select_for_update(of=("self",)).select_related("round__tournament")
+            .filter(pk__in=match_ids).order_by("pk")
+        )
+        missing = set(match_ids) - {m.pk for m in matches}
+        if missing:
+            raise Match.DoesNotExist(f"no match {sorted(missing)}")
+        with_people = set(
+            Seat.objects.filter(match__in=matches).exclude(player__kind=Player.Kind.BOT).values_list("match_id", flat=True)
+        )
         now = timezone.now()
-        if (
-            match.status == Match.Status.RUNNING
-            and match.lease_owner != owner
-            and match.lease_expires_at is not None
-            and match.lease_expires_at > now
-        ):
-            return Claim("busy", match, (match.lease_expires_at - now).total_seconds())
-        if match.seats.exclude(player__kind=Player.Kind.BOT).exists():
-            return Claim("people", match)
-        match.status = Match.Status.RUNNING
-        match.lease_owner = owner
-        match.lease_expires_at = now + timedelta(seconds=lease_seconds())
-        match.attempts += 1
-        match.started_at = match.started_at or now
-        match.save(update_fields=["status", "lease_owner", "lease_expires_at", "attempts", "started_at"])
-        return Claim("claimed", match)
+        expires = now + timedelta(seconds=lease_seconds())
+        claims: dict[int, Claim] = {}
+        for match in matches:
+            if match.status == Match.Status.FINISHED:
+                claims[match.pk] = Claim("finished", match)
+            elif (
+                match.status == Match.Status.RUNNING
+                and match.lease_owner != owner
+                and match.lease_expires_at is not None
+                and match.lease_expires_at > now
+            ):
+                claims[match.pk] = Claim("busy", match, (match.lease_expires_at - now).total_seconds())
+            elif match.pk in with_people:
+                claims[match.pk] = Claim("people", match)
+            else:
+                match.status = Match.Status.RUNNING
+                match.lease_owner = owner
+                match.lease_expires_at = expires
+                match.attempts += 1
+                match.started_at = match.started_at or now
+                claims[match.pk] = Claim("claimed", match)
+        claimed = [pk for pk, claim in claims.items() if claim.status == "claimed"]
+        if claimed:
+            Match.objects.filter(pk__in=claimed).update(
+                status=Match.Status.RUNNING, lease_owner=owner, lease_expires_at=expires,
+                attempts=F("attempts") + 1, started_at=Coalesce("started_at", now),
+            )
+        return claims
+
+
+def _lease_renew(match_ids: list[int], owner: str) -> set[int]:
+    """Extend the lease of matches this worker still holds; returns those it still holds (a
+    match whose lease ran out may have gone to another worker)."""
+    expires = timezone.now() + timedelta(seconds=lease_seconds())
+    with transaction.atomic():
+        held = set(
+            Match.objects.select_for_update().filter(pk__in=match_ids, status=Match.Status.RUNNING, lease_owner=owner)
+            .values_list("pk", flat=True)
+        )
+        Match.objects.filter(pk__in=held).update(lease_expires_at=expires)
+    return held
 
 
 def match_play(*, match_id: int, owner: str) -> Claim:
     """Claim a bot match, play it and record the result. Safe to call twice, or from two
     workers at once: the lease keeps them apart and the result is recorded only once."""
+    claim = match_play_batch(match_ids=[match_id], owner=owner)[match_id]
+    if claim.status == "finished":
+        return Claim("finished", Match.objects.get(pk=match_id))
+    return claim
+
+
+def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None) -> dict[int, Claim]:
+    """Claim bot matches, play those claimed in the order given, and record their results a
+    flush at a time: whenever MATCH_FLUSH_SECONDS have passed since the last flush, and at the
+    end. The leases of matches not yet played are renewed when half their time has gone, so a
+    long batch keeps its matches and a dead worker's batch goes back after one lease.
+
+    Returns each match's claim; a played match's status is "finished". ``on_played(match_id)``
+    is called after each match is recorded (progress bars)."""
     from bots.runner import play_match as run_match
 
     from .players import player_bot
 
-    claim = match_claim(match_id=match_id, owner=owner)
-    if claim.status != "claimed":
-        return claim
-    match = claim.match
-    tournament = match.round.tournament
-    seats = list(match.seats.select_related("player").order_by("position"))
-    players = []
-    for seat in seats:
-        bot_seed = derive_seed(match.seed, "bot", seat.position)
-        try:
-            players.append(player_bot(seat.player, game=tournament.game, seed=bot_seed))
-        except ServiceError as exc:
-            players.append(_unavailable_bot(tournament.game, bot_seed, exc.message))
-    outcome = run_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)
-    state = outcome.state
-    forfeits = {seat: (f.reason, f.detail) for seat, f in outcome.forfeits.items()}
-    match_record_result(
-        match_id=match.pk,
-        scores=list(state.scores()),
-        places=list(outcome.places),
-        forfeits=forfeits,
-        record=state.to_json(),
-        decisions=list(outcome.decisions),
-        think_seconds=list(outcome.decision_time),
-        source=Result.Source.ENGINE,
-    )
-    return Claim("finished", Match.objects.get(pk=match.pk))
+    claims = matches_claim(match_ids=match_ids, owner=owner)
+    to_play = [pk for pk in dict.fromkeys(match_ids) if claims[pk].status == "claimed"]
+    if not to_play:
+        return claims
+    seats: dict[int, list[Seat]] = {pk: [] for pk in to_play}
+    for seat in Seat.objects.filter(match_id__in=to_play).select_related("player").order_by("match_id", "position"):
+        seats[seat.match_id].append(seat)
+
+    lease = lease_seconds()
+    renew_at = time.monotonic() + lease / 2
+    flush_every = flush_seconds()
+    last_flush = time.monotonic()
+    played: list[Outcome] = []
+
+    def flush() -> None:
+        nonlocal last_flush
+        if played:
+            matches_record_results(outcomes=played, source=Result.Source.ENGINE)
+            for outcome in played:
+                claims[outcome.match_id] = Claim("finished", claims[outcome.match_id].match)
+                if on_played is not None:
+                    on_played(outcome.match_id)
+            played.clear()
+        last_flush = time.monotonic()
+
+    for index, pk in enumerate(to_play):
+        if time.monotonic() >= renew_at:
+            flush()
+            still_held = _lease_renew(to_play[index:], owner)
+            for lost in set(to_play[index:]) - still_held:
+                claims[lost] = Claim("busy", claims[lost].match)
+            renew_at = time.monotonic() + lease / 2
+        if claims[pk].status != "claimed":
+            continue
+        match = claims[pk].match
+        tournament = match.round.tournament
+        players = []
+        for seat in seats[pk]:
+            bot_seed = derive_seed(match.seed, "bot", seat.position)
+            try:
+                players.append(player_bot(seat.player, game=tournament.game, seed=bot_seed))
+            except ServiceError as exc:
+                players.append(_unavailable_bot(tournament.game, bot_seed, exc.message))
+        outcome = run_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)
+        state = outcome.state
+        played.append(Outcome(
+            match_id=pk,
+            scores=list(state.scores()),
+            places=list(outcome.places),
+            forfeits={seat: (f.reason, f.detail) for seat, f in outcome.forfeits.items()},
+            record=state.to_json(),
+            decisions=list(outcome.decisions),
+            think_seconds=list(outcome.decision_time),
+        ))
+        if time.monotonic() - last_flush >= flush_every:
+            flush()
+    flush()
+    return claims
 
 
 def _unavailable_bot(game: str, seed: int, reason: str):
@@ -144,40 +255,73 @@ def match_record_result(
     applied (in table order, so the order workers finish in does not matter) and the next
     round is made, or the tournament finished.
     """
+    outcome = Outcome(match_id, scores, places, forfeits or {}, record, decisions, think_seconds)
+    return matches_record_results(outcomes=[outcome], source=source, actor=actor)[match_id]
+
+
+_SEAT_FIELDS = ["score", "place", "forfeit_reason", "forfeit_detail", "decisions", "think_seconds"]
+_MATCH_FIELDS = ["status", "finished_at", "lease_owner", "lease_expires_at", "record"]
+
+
+def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=None) -> dict[int, Match]:
+    """:func:`match_record_result` for many matches in one transaction and a handful of
+    queries: the rounds are locked first, in id order (one round closes once, and two
+    recorders cannot deadlock), then the matches. A match already finished keeps its first
+    result. If any outcome is invalid nothing is recorded."""
+    ids = [o.match_id for o in outcomes]
+    if len(set(ids)) != len(ids):
+        raise ServiceError("a batch names a match twice", "match")
     with transaction.atomic():
-        rnd = Round.objects.select_for_update().get(matches=match_id)  # one round closes once
-        match = Match.objects.select_for_update().get(pk=match_id)
-        if match.status == Match.Status.FINISHED:
-            return match
-        seats = list(match.seats.all())
-        _check_result(match, scores, places, len(seats))
-        forfeits = forfeits or {}
-        for seat in seats:
-            i = seat.position
-            seat.score = scores[i]
-            seat.place = places[i]
-            reason, detail = forfeits.get(i, ("", ""))
-            seat.forfeit_reason = reason[:40]
-            seat.forfeit_detail = detail[:4000]
-            seat.decisions = decisions[i] if decisions else 0
-            seat.think_seconds = think_seconds[i] if think_seconds else 0.0
-        Seat.objects.bulk_update(
-            seats, ["score", "place", "forfeit_reason", "forfeit_detail", "decisions", "think_seconds"]
+        rounds = list(
+            Round.objects.select_for_update()
+            .filter(pk__in=Match.objects.filter(pk__in=ids).values("round_id")).order_by("pk")
         )
-        Result.objects.create(match=match, scores=scores, places=places, source=source)
-        match.status = Match.Status.FINISHED
-        match.finished_at = timezone.now()
-        match.lease_owner = ""
-        match.lease_expires_at = None
-        match.record = record
-        match.save(update_fields=["status", "finished_at", "lease_owner", "lease_expires_at", "record"])
-        if forfeits:
-            AuditEvent.objects.create(
-                tournament_id=rnd.tournament_id, match=match, actor=actor, action="forfeit",
-                detail={str(seat): reason for seat, (reason, _) in forfeits.items()},
-            )
-        round_close_if_done(rnd=rnd)
-        return match
+        matches = {m.pk: m for m in Match.objects.select_for_update().filter(pk__in=ids).order_by("pk")}
+        missing = set(ids) - set(matches)
+        if missing:
+            raise Match.DoesNotExist(f"no match {sorted(missing)}")
+        seats: dict[int, list[Seat]] = {pk: [] for pk in ids}
+        for seat in Seat.objects.filter(match_id__in=[pk for pk in ids if matches[pk].status != Match.Status.FINISHED]):
+            seats[seat.match_id].append(seat)
+        round_tournament = {r.pk: r.tournament_id for r in rounds}
+        now = timezone.now()
+        seat_rows, results, audits, finished = [], [], [], []
+        for outcome in outcomes:
+            match = matches[outcome.match_id]
+            if match.status == Match.Status.FINISHED:
+                continue
+            _check_result(match, outcome.scores, outcome.places, len(seats[match.pk]))
+            forfeits = outcome.forfeits or {}
+            for seat in seats[match.pk]:
+                i = seat.position
+                seat.score = outcome.scores[i]
+                seat.place = outcome.places[i]
+                reason, detail = forfeits.get(i, ("", ""))
+                seat.forfeit_reason = reason[:40]
+                seat.forfeit_detail = detail[:4000]
+                seat.decisions = outcome.decisions[i] if outcome.decisions else 0
+                seat.think_seconds = outcome.think_seconds[i] if outcome.think_seconds else 0.0
+                seat_rows.append(seat)
+            results.append(Result(match=match, scores=outcome.scores, places=outcome.places, source=source))
+            match.status = Match.Status.FINISHED
+            match.finished_at = now
+            match.lease_owner = ""
+            match.lease_expires_at = None
+            match.record = outcome.record
+            finished.append(match)
+            if forfeits:
+                audits.append(AuditEvent(
+                    tournament_id=round_tournament[match.round_id], match=match, actor=actor,
+                    action="forfeit", detail={str(seat): reason for seat, (reason, _) in forfeits.items()},
+                ))
+        if finished:
+            bulk_set(seat_rows, _SEAT_FIELDS)
+            Result.objects.bulk_create(results)
+            bulk_set(finished, _MATCH_FIELDS)
+            AuditEvent.objects.bulk_create(audits)
+            for rnd in rounds:
+                round_close_if_done(rnd=rnd)
+        return matches
 
 
 def round_close_if_done(*, rnd: Round) -> bool:

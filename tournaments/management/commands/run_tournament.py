@@ -22,7 +22,7 @@ from tournaments.models import Match, Tournament
 from tournaments.services import ServiceError
 from tournaments.services.dispatch import held
 from tournaments.services.ladders import ladder_create
-from tournaments.services.matches import match_play, pending_bot_matches
+from tournaments.services.matches import match_play_batch, pending_bot_matches
 from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 from tournaments.selectors import ladder_leaderboard, tournament_standings
@@ -129,11 +129,14 @@ def play_here(tournament: Tournament, console: Console) -> None:
                 break
             rnd = Match.objects.get(pk=pending[0]).round.number
             progress.update(task, description=f"round {rnd}", total=done + len(pending))
-            for match_id in pending:
-                with held():  # the next round's matches are picked up by this loop
-                    match_play(match_id=match_id, owner="run_tournament")
+
+            def played(_match_id: int) -> None:
+                nonlocal done
                 done += 1
                 progress.update(task, completed=done)
+
+            with held():  # the next round's matches are picked up by this loop
+                match_play_batch(match_ids=pending, owner="run_tournament", on_played=played)
 
 
 def follow_workers(tournament: Tournament, console: Console, timeout: float) -> None:

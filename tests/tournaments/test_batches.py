@@ -1,0 +1,119 @@
+"""Workers play bot matches in batches: one claim for the batch, results recorded a flush at a
+time in a few queries, with the same outcome as playing the matches one by one."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from tournaments import selectors
+from tournaments.models import Match, Rating, Result, Seat
+from tournaments.services import ServiceError
+from tournaments.services.dispatch import batches, held
+from tournaments.services.matches import (
+    Outcome, match_claim, match_play_batch, match_record_result, matches_record_results, pending_bot_matches,
+)
+from tournaments.services.tournaments import tournament_start
+
+from .helpers import bot_players, make_tournament, play_out
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 19, 20, 21, 64])
+@pytest.mark.parametrize("size, spread", [(1, 1), (20, 1), (20, 4), (8, 2), (3, 10)])
+def test_batches_cover_every_match_once_in_order_within_the_limits(n, size, spread):
+    ids = list(range(100, 100 + n))
+    chunks = batches(ids, size=size, spread=spread)
+    assert [i for chunk in chunks for i in chunk] == ids
+    assert all(0 < len(chunk) <= size for chunk in chunks)
+    if n:
+        assert len(chunks) >= min(n, spread)
+        assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
+
+
+def _play_in_batches(tournament, owner="batch-worker"):
+    played = 0
+    with held():
+        tournament_start(tournament=tournament)
+        while pending := pending_bot_matches(tournament):
+            claims = match_play_batch(match_ids=pending, owner=owner)
+            assert {c.status for c in claims.values()} == {"finished"}
+            played += len(pending)
+    tournament.refresh_from_db()
+    return played
+
+
+def _summary(tournament):
+    standings = [(line.player.pk, line.rank, line.match_points, line.game_score)
+                 for line in selectors.tournament_standings(tournament)]
+    ratings = sorted(Rating.objects.filter(ladder=tournament.ladder).values_list("player_id", "mu", "games"))
+    records = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
+                   .values_list("record", flat=True))
+    return standings, ratings, records
+
+
+def test_playing_in_batches_gives_what_playing_match_by_match_gives(settings):
+    settings.MATCH_FLUSH_SECONDS = 0.0  # a flush after every match, and one batch per round
+    players = bot_players(12)
+    one_by_one = make_tournament(players, slug="single", ladder_slug="ladder-a", seed=3)
+    batched = make_tournament(players, slug="batched", ladder_slug="ladder-b", seed=3)
+    assert play_out(one_by_one) == _play_in_batches(batched) == 9
+    assert batched.status == "finished"
+    assert _summary(batched) == _summary(one_by_one)
+
+
+def test_a_short_lease_is_renewed_and_the_whole_batch_is_still_played_once(settings):
+    settings.MATCH_LEASE_SECONDS = 0.0001  # renewed before every match
+    tournament = make_tournament(bot_players(12))
+    assert _play_in_batches(tournament) == 9
+    assert Result.objects.count() == 9
+    assert set(Match.objects.values_list("attempts", flat=True)) == {1}
+
+
+def _round_one(n=16):
+    tournament = make_tournament(bot_players(n), format="round_robin", format_config={})
+    with held():
+        tournament_start(tournament=tournament)
+    return tournament, list(Match.objects.filter(round__number=1).order_by("table"))
+
+
+def test_a_batch_skips_what_is_finished_and_leaves_what_another_worker_holds():
+    tournament, matches = _round_one()
+    first, held_elsewhere, *rest = matches
+    match_record_result(match_id=first.pk, scores=[1, 0, 0, -1], places=[1, 2, 2, 4], source="engine")
+    assert match_claim(match_id=held_elsewhere.pk, owner="w1").status == "claimed"
+    claims = match_play_batch(match_ids=[m.pk for m in matches], owner="w2")
+    assert claims[first.pk].status == "finished"
+    assert claims[held_elsewhere.pk].status == "busy"
+    assert all(claims[m.pk].status == "finished" for m in rest)
+    # The result recorded before the batch is untouched; the held match is still w1's.
+    assert Result.objects.get(match=first).scores == [1, 0, 0, -1]
+    held_elsewhere.refresh_from_db()
+    assert held_elsewhere.status == Match.Status.RUNNING and held_elsewhere.lease_owner == "w1"
+
+
+def _outcomes(matches):
+    return [Outcome(match_id=m.pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2]) for m in matches]
+
+
+def test_recording_a_batch_costs_the_same_queries_whatever_its_size():
+    _, matches = _round_one(n=32)  # 8 tables, so that no batch below closes the round
+    with CaptureQueriesContext(connection) as two:
+        matches_record_results(outcomes=_outcomes(matches[:2]), source="engine")
+    with CaptureQueriesContext(connection) as five:
+        matches_record_results(outcomes=_outcomes(matches[2:7]), source="engine")
+    assert len(five.captured_queries) == len(two.captured_queries)
+    assert Seat.objects.filter(match__in=matches[:7], score=3).count() == 7
+
+
+def test_one_bad_result_in_a_batch_records_none_of_it():
+    _, matches = _round_one()
+    outcomes = _outcomes(matches[:3])
+    outcomes[2] = Outcome(match_id=matches[2].pk, scores=[0, 0, 0, 0], places=[1, 1, 2, 3])
+    with pytest.raises(ServiceError, match="skip or repeat"):
+        matches_record_results(outcomes=outcomes, source="engine")
+    assert not Result.objects.exists()
+    assert not Seat.objects.filter(score__isnull=False).exists()
+    assert set(Match.objects.values_list("status", flat=True)) == {Match.Status.PENDING}
