@@ -1,4 +1,4 @@
-# make demo: a seeded Sette e mezzo match between built-in bots, printed hand by hand.
+# make demo: a Stoppa Swiss tournament of built-in bots, played to the end, then standings and leaderboard.
 # make test: the suite on the embedded defaults (SQLite, eager Celery), then again the tests
 #            marked `services` against PostgreSQL, Redis and a real Celery worker
 #            (scripts/test-services; skipped when those servers don't answer, except under CI=true).
