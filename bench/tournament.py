@@ -46,7 +46,8 @@ def main() -> None:
     parser.add_argument("--entrants", type=int, default=10)
     parser.add_argument("--table-size", type=int, default=2)
     parser.add_argument("--cycles", type=int, default=2, help="round robin cycles")
-    parser.add_argument("--bot", default="random", help="built-in bot for every entrant")
+    parser.add_argument("--bot", default="random",
+                        help="built-in bot for every entrant: NAME, NAME@N or NAME:K=V,... as in bots.arena")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (concurrency 1 each)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
@@ -66,6 +67,7 @@ def main() -> None:
     call_command("migrate", verbosity=0)
 
     import bots.runner
+    from bots import arena
     from tournaments.management.commands.run_tournament import parse_pairs
     from tournaments.models import Match, Tournament
     from tournaments.services.ladders import ladder_create
@@ -99,12 +101,14 @@ def main() -> None:
             format_config={"cycles": args.cycles}, options=parse_pairs(args.option, "--option"), seed=7,
             ladder=ladder_create(slug=slug, name=slug, game=args.game),
         )
+        bot, bot_options = arena.bot_options(args.bot)
         for i in range(args.entrants):
-            entry_add(tournament=tournament, player=builtin_bot_get_or_create(bot=args.bot, name=f"bench-{args.bot}-{i}"))
+            entry_add(tournament=tournament, player=builtin_bot_get_or_create(
+                bot=bot, options=bot_options, name=f"bench-{args.bot}-{i}"))
         t0 = time.perf_counter()
         tournament_start(tournament=tournament)
         while Tournament.objects.get(pk=tournament.pk).status != Tournament.Status.FINISHED:
-            time.sleep(0.05)
+            time.sleep(0.01)
         through_workers = time.perf_counter() - t0
     finally:
         for worker in workers:

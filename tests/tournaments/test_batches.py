@@ -117,3 +117,40 @@ def test_one_bad_result_in_a_batch_records_none_of_it():
     assert not Result.objects.exists()
     assert not Seat.objects.filter(score__isnull=False).exists()
     assert set(Match.objects.values_list("status", flat=True)) == {Match.Status.PENDING}
+
+
+def _sent_batches(monkeypatch):
+    from tournaments import tasks
+
+    sent = []
+    monkeypatch.setattr(tasks.play_matches, "apply_async", lambda args, **kw: sent.append(list(args[0])))
+    return sent
+
+
+def test_the_worker_that_closes_a_round_plays_on_with_the_next_rounds_first_batch(settings, monkeypatch, django_capture_on_commit_callbacks):
+    settings.MATCH_BATCH_SPREAD = 2
+    tournament = make_tournament(bot_players(16), seed=4)  # 4 tables a round, 3 rounds
+    with held() as first_round:
+        tournament_start(tournament=tournament)
+    sent = _sent_batches(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        claims = match_play_batch(match_ids=first_round, owner="w1")
+    # Round 1 closed; of round 2's two batches, this worker played the first and sent the other.
+    round_two = list(Match.objects.filter(round__number=2).order_by("table").values_list("pk", flat=True))
+    assert sent == [round_two[2:]]
+    assert all(claims[pk].status == "finished" for pk in first_round + round_two[:2])
+    assert set(Match.objects.filter(pk__in=round_two[2:]).values_list("status", flat=True)) == {Match.Status.PENDING}
+
+
+def test_one_worker_with_a_round_per_batch_plays_the_tournament_through_without_the_broker(settings, monkeypatch, django_capture_on_commit_callbacks):
+    settings.MATCH_BATCH_SPREAD = 1
+    tournament = make_tournament(bot_players(16), seed=4)
+    with held() as first_round:
+        tournament_start(tournament=tournament)
+    sent = _sent_batches(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        match_play_batch(match_ids=first_round, owner="w1")
+    tournament.refresh_from_db()
+    assert tournament.status == "finished" and sent == []
+    assert Result.objects.count() == 12
+    assert set(Match.objects.values_list("attempts", flat=True)) == {1}

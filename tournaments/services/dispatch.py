@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import transaction
 
 _held: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("held_matches", default=None)
+_kept: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("kept_matches", default=None)
 
 
 def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
@@ -37,7 +38,7 @@ def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
 def dispatch_matches(match_ids: Iterable[int]) -> None:
     """Enqueue ``play_matches`` for the matches, in batches, after the current transaction
     commits (never before: a worker must find the rows). Inside :func:`held`, collect them
-    instead."""
+    instead; inside :func:`keep_one_batch`, collect the first batch."""
     ids = list(match_ids)
     if not ids:
         return
@@ -50,6 +51,9 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
     chunks = batches(
         ids, size=int(getattr(settings, "MATCH_BATCH_SIZE", 20)), spread=int(getattr(settings, "MATCH_BATCH_SPREAD", 4))
     )
+    kept = _kept.get()
+    if kept is not None:
+        kept.extend(chunks.pop(0))
 
     def send() -> None:
         from tournaments import tasks
@@ -58,6 +62,19 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
             tasks.play_matches.apply_async((chunk,), queue=queue)
 
     transaction.on_commit(send)
+
+
+@contextlib.contextmanager
+def keep_one_batch() -> Iterator[list[int]]:
+    """Inside this, the first batch of the matches services dispatch is collected instead of
+    sent (the others go to the broker as usual): a worker that closes a round plays on with
+    the next round's first batch, with no broker round trip and no idle gap."""
+    bucket: list[int] = []
+    token = _kept.set(bucket)
+    try:
+        yield bucket
+    finally:
+        _kept.reset(token)
 
 
 @contextlib.contextmanager

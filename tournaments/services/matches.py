@@ -24,7 +24,7 @@ from django.utils import timezone
 from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, Tournament
 
 from .bulk import bulk_set
-from .dispatch import dispatch_matches
+from .dispatch import dispatch_matches, keep_one_batch
 from .errors import ServiceError
 from .seeds import derive_seed
 
@@ -143,13 +143,25 @@ def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None) ->
     long batch keeps its matches and a dead worker's batch goes back after one lease.
 
     Returns each match's claim; a played match's status is "finished". ``on_played(match_id)``
-    is called after each match is recorded (progress bars)."""
+    is called after each match is recorded (progress bars). A flush that closes a round keeps
+    the next round's first batch for this worker (dispatch.keep_one_batch), which plays it next."""
+    claims: dict[int, Claim] = {}
+    batch = list(dict.fromkeys(match_ids))
+    while batch:
+        kept: list[int] = []
+        claims.update(_play_batch(batch, owner, on_played, kept))
+        # The flushes closed a round and this worker kept the next round's first batch.
+        batch = [pk for pk in dict.fromkeys(kept) if pk not in claims]
+    return claims
+
+
+def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) -> dict[int, Claim]:
     from bots.runner import play_match as run_match
 
     from .players import player_bot
 
     claims = matches_claim(match_ids=match_ids, owner=owner)
-    to_play = [pk for pk in dict.fromkeys(match_ids) if claims[pk].status == "claimed"]
+    to_play = [pk for pk in match_ids if claims[pk].status == "claimed"]
     if not to_play:
         return claims
     seats: dict[int, list[Seat]] = {pk: [] for pk in to_play}
@@ -165,7 +177,9 @@ def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None) ->
     def flush() -> None:
         nonlocal last_flush
         if played:
-            matches_record_results(outcomes=played, source=Result.Source.ENGINE)
+            with keep_one_batch() as next_batch:
+                matches_record_results(outcomes=played, source=Result.Source.ENGINE)
+            kept.extend(next_batch)
             for outcome in played:
                 claims[outcome.match_id] = Claim("finished", claims[outcome.match_id].match)
                 if on_played is not None:
