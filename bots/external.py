@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import errno
 import functools
+import http.client
+import ipaddress
 import json
 import os
 import resource
@@ -32,6 +34,7 @@ import selectors
 import shlex
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -566,12 +569,76 @@ class SubprocessBot(ExternalBot):
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
+class PrivateAddress(OSError):
+    """An http bot's host resolved to an address that is not on the public internet."""
+
+
+def _public_connection(address, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, source_address=None):
+    """socket.create_connection, but only to public addresses: the name is resolved once and
+    the connection made to the address checked, so a name cannot point elsewhere between the
+    check and the connection (DNS rebinding)."""
+    host, port = address
+    error: OSError | None = None
+    resolved = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    for *_, sockaddr in resolved:  # all of them: a name may mix public and private addresses
+        ip = ipaddress.ip_address(sockaddr[0].split("%", 1)[0])
+        if not ip.is_global:
+            raise PrivateAddress(f"{host} resolves to {ip}, which is not a public address")
+    for family, kind, proto, _, sockaddr in resolved:
+        sock = socket.socket(family, kind, proto)
+        try:
+            if timeout is not socket._GLOBAL_DEFAULT_TIMEOUT:
+                sock.settimeout(timeout)
+            if source_address:
+                sock.bind(source_address)
+            sock.connect(sockaddr)
+            return sock
+        except OSError as exc:
+            sock.close()
+            error = exc
+    raise error or OSError(f"{host}: no address")
+
+
+class _PublicHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._create_connection = _public_connection
+
+
+class _PublicHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._create_connection = _public_connection  # TLS still checks the name, not the address
+
+
+class _PublicHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):
+        return self.do_open(_PublicHTTPConnection, req)
+
+
+class _PublicHTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req):
+        return self.do_open(_PublicHTTPSConnection, req, context=self._context)
+
+
+# For a service that runs bots registered by the public: redirects are followed through the
+# same handlers, so they are held to the same rule.
+_PUBLIC_OPENER = urllib.request.build_opener(
+    urllib.request.ProxyHandler({}), _PublicHTTPHandler(), _PublicHTTPSHandler()
+)
+
+
 class HttpBot(ExternalBot):
     """A bot behind a URL: every message is POSTed as JSON; ``act`` is answered in the body.
 
     The transport errors (refused connection, an HTTP error status) are ``crash``; no answer
     within the allowance is ``timeout``; an answer bigger than ``answer_bytes`` is
     ``output_limit``. ``start`` and ``finish`` answers are ignored (any 2xx will do).
+
+    With ``public_only``, the bot may only be reached at public internet addresses: a URL whose
+    host is (or resolves to, at connection time) a loopback, private, link-local or otherwise
+    reserved address is a ``crash`` naming the address. A service running bots registered by
+    anyone sets it, so that a bot URL cannot make the service POST to its own network.
     """
 
     def __init__(
@@ -582,11 +649,14 @@ class HttpBot(ExternalBot):
         url: str,
         limits: Any = None,
         headers: Mapping[str, str] | None = None,
+        public_only: bool = False,
     ) -> None:
         super().__init__(game, seed, limits=limits)
         if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
             raise ValueError(f"an http bot needs an http:// or https:// URL, got {url!r}")
         self.url = url
+        self.public_only = public_only
+        self.opener = _PUBLIC_OPENER if public_only else _OPENER
         self.headers = {"Content-Type": "application/json", **dict(headers or {})}
 
     def _post(self, message: dict, timeout: float) -> bytes:
@@ -595,7 +665,7 @@ class HttpBot(ExternalBot):
         )
         limit = self.limits.answer_bytes
         try:
-            with _OPENER.open(request, timeout=max(timeout, 0.001)) as response:
+            with self.opener.open(request, timeout=max(timeout, 0.001)) as response:
                 body = response.read(limit + 1)
         except urllib.error.HTTPError as exc:
             text = exc.read(300).decode("utf-8", "replace")
@@ -604,6 +674,8 @@ class HttpBot(ExternalBot):
             reason = getattr(exc, "reason", exc)
             if isinstance(reason, TimeoutError) or "timed out" in str(reason):
                 raise BotFailure("timeout", self.clock.describe()) from None
+            if isinstance(reason, PrivateAddress):
+                raise BotFailure("crash", f"{self.url}: {reason}; only public addresses are allowed") from None
             if isinstance(reason, OSError) and reason.errno == errno.ECONNREFUSED:
                 raise BotFailure("crash", f"connection refused by {self.url}") from None
             raise BotFailure("crash", f"{self.url}: {reason}") from None

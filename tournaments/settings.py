@@ -124,6 +124,11 @@ MATCH_QUEUE = os.environ.get("MATCH_QUEUE", "celery")
 MATCH_BATCH_SIZE = int(os.environ.get("MATCH_BATCH_SIZE", "20"))
 MATCH_BATCH_SPREAD = int(os.environ.get("MATCH_BATCH_SPREAD", "4"))
 MATCH_FLUSH_SECONDS = float(os.environ.get("MATCH_FLUSH_SECONDS", "1.0"))
+# HTTP bots are called only at public internet addresses, so that a registered bot URL cannot
+# make the service POST into its own network; HTTP_BOTS_ALLOWED_HOSTS names the exceptions
+# (e.g. a club's bot server on the LAN).
+HTTP_BOTS_PUBLIC_ONLY = os.environ.get("HTTP_BOTS_PUBLIC_ONLY", "true").lower() not in ("0", "false", "no")
+HTTP_BOTS_ALLOWED_HOSTS = [h for h in os.environ.get("HTTP_BOTS_ALLOWED_HOSTS", "").split(",") if h.strip()]
 RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "30"))
 TICK_INTERVAL_SECONDS = float(os.environ.get("TICK_INTERVAL_SECONDS", "60"))
 CELERY_BEAT_SCHEDULE = {

@@ -152,3 +152,25 @@ def test_a_league_through_the_api(organiser, visitor):
 def test_the_admin_lists_tournaments_and_matches(admin_client):
     for url in ("/admin/tournaments/tournament/", "/admin/tournaments/match/", "/admin/tournaments/ratingchange/"):
         assert admin_client.get(url).status_code == 200
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9000/bot", "http://localhost/bot", "http://[::1]/bot",
+                                 "http://169.254.169.254/latest", "http://10.1.2.3/bot"])
+def test_an_http_bot_on_the_services_own_network_is_refused(organiser, url):
+    body = {"name": "sneaky", "kind": "bot", "bot_kind": "http", "bot_config": {"url": url}}
+    answer = organiser.post("/api/players/", body, format="json")
+    assert answer.status_code == 400
+    assert "not a public address" in answer.json()["bot_config"][0]
+
+
+def test_listed_hosts_may_be_private_and_other_bots_are_called_at_public_addresses_only(organiser, settings):
+    from tournaments.models import Player
+    from tournaments.services.players import player_bot
+
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["bots.club.lan", "127.0.0.1"]
+    for name, url in [("lan", "http://bots.club.lan/play"), ("loop", "http://127.0.0.1:9000/bot"),
+                      ("abroad", "https://bots.example.org/play")]:
+        body = {"name": name, "kind": "bot", "bot_kind": "http", "bot_config": {"url": url}}
+        assert organiser.post("/api/players/", body, format="json").status_code == 201
+    public_only = {p.name: player_bot(p, game="stoppa", seed=1).public_only for p in Player.objects.filter(bot_kind="http")}
+    assert public_only == {"lan": False, "loop": False, "abroad": True}

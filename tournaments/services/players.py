@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
+import urllib.parse
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 
 import bots
@@ -20,6 +23,24 @@ def builtin_bots(game: str | None = None) -> set[str]:
     """Names of the built-in bots (for ``game``, or for any game)."""
     games = [game] if game else list(engine.games())
     return {b for g in games for b in bots.available(g)} - EXTERNAL
+
+
+def _public_only(host: str) -> bool:
+    """Whether an http bot at ``host`` may only be reached at public addresses (checked again
+    at every connection, by bots.external)."""
+    allowed = {h.strip().lower() for h in getattr(settings, "HTTP_BOTS_ALLOWED_HOSTS", []) if h.strip()}
+    return bool(getattr(settings, "HTTP_BOTS_PUBLIC_ONLY", True)) and host.lower() not in allowed
+
+
+def _may_be_public(host: str) -> bool:
+    """False for a host that is plainly not public (an address literal outside the public
+    internet, localhost); names are resolved when the bot is called, not here."""
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return False
+    try:
+        return ipaddress.ip_address(host).is_global
+    except ValueError:
+        return True
 
 
 def _check_bot_config(bot_kind: str, config: Any) -> dict:
@@ -40,6 +61,12 @@ def _check_bot_config(bot_kind: str, config: Any) -> dict:
         url = config.get("url")
         if not (isinstance(url, str) and url.startswith(("http://", "https://"))):
             raise ServiceError("bot_config.url must be an http:// or https:// URL", "bot_config")
+        host = urllib.parse.urlsplit(url).hostname or ""
+        if _public_only(host) and not _may_be_public(host):
+            raise ServiceError(
+                f"bot_config.url: {host} is not a public address; the service only calls bots on the "
+                "public internet (HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "bot_config",
+            )
     else:
         raise ServiceError(f"bot_kind must be one of {', '.join(Player.BotKind.values)}", "bot_kind")
     return config
@@ -103,6 +130,8 @@ def player_bot(player: Player, *, game: str, seed: int) -> bots.Bot:
             return bots.create(config["bot"], game=game, seed=seed, **config.get("options", {}))
         if player.bot_kind == Player.BotKind.SUBPROCESS:
             return bots.create("subprocess", game=game, seed=seed, command=config["command"], limits=config.get("limits"))
-        return bots.create("http", game=game, seed=seed, url=config["url"], limits=config.get("limits"))
+        host = urllib.parse.urlsplit(config["url"]).hostname or ""
+        return bots.create("http", game=game, seed=seed, url=config["url"], limits=config.get("limits"),
+                           public_only=_public_only(host))
     except (ValueError, TypeError, KeyError) as exc:
         raise ServiceError(f"{player.name} cannot play {game}: {exc}", "player") from None
