@@ -46,6 +46,7 @@ class Claim:
     status: str  # "claimed" | "finished" | "busy" | "people"
     match: Match
     retry_in: float = 0.0
+    seats: tuple[Seat, ...] = ()  # of a claimed match, in turn order, with their players
 
 
 @dataclass(frozen=True)
@@ -80,9 +81,10 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
         missing = set(match_ids) - {m.pk for m in matches}
         if missing:
             raise Match.DoesNotExist(f"no match {sorted(missing)}")
-        with_people = set(
-            Seat.objects.filter(match__in=matches).exclude(player__kind=Player.Kind.BOT).values_list("match_id", flat=True)
-        )
+        seats: dict[int, list[Seat]] = {m.pk: [] for m in matches}
+        for seat in Seat.objects.filter(match__in=matches).select_related("player").order_by("match_id", "position"):
+            seats[seat.match_id].append(seat)
+        with_people = {pk for pk, at in seats.items() if any(s.player.kind != Player.Kind.BOT for s in at)}
         now = timezone.now()
         expires = now + timedelta(seconds=lease_seconds())
         claims: dict[int, Claim] = {}
@@ -104,7 +106,7 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
                 match.lease_expires_at = expires
                 match.attempts += 1
                 match.started_at = match.started_at or now
-                claims[match.pk] = Claim("claimed", match)
+                claims[match.pk] = Claim("claimed", match, seats=tuple(seats[match.pk]))
         claimed = [pk for pk, claim in claims.items() if claim.status == "claimed"]
         if claimed:
             Match.objects.filter(pk__in=claimed).update(
@@ -164,9 +166,6 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
     to_play = [pk for pk in match_ids if claims[pk].status == "claimed"]
     if not to_play:
         return claims
-    seats: dict[int, list[Seat]] = {pk: [] for pk in to_play}
-    for seat in Seat.objects.filter(match_id__in=to_play).select_related("player").order_by("match_id", "position"):
-        seats[seat.match_id].append(seat)
 
     lease = lease_seconds()
     renew_at = time.monotonic() + lease / 2
@@ -199,7 +198,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
         match = claims[pk].match
         tournament = match.round.tournament
         players = []
-        for seat in seats[pk]:
+        for seat in claims[pk].seats:
             bot_seed = derive_seed(match.seed, "bot", seat.position)
             try:
                 players.append(player_bot(seat.player, game=tournament.game, seed=bot_seed))

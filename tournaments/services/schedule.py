@@ -30,6 +30,8 @@ def round_due_at(tournament: Tournament, number: int) -> datetime | None:
 
 
 def next_round_due(tournament: Tournament, now: datetime | None = None) -> bool:
+    if tournament.round_interval is None:  # rounds follow one another at once
+        return True
     due = round_due_at(tournament, tournament.rounds.count() + 1)
     return due is None or due <= (now or timezone.now())
 

@@ -277,7 +277,10 @@ def _round_create(tournament: Tournament, number: int, planned: formats.Round) -
     rnd = Round.objects.create(
         tournament=tournament, number=number, notes=list(planned.notes), byes=list(planned.byes)
     )
-    players = Player.objects.in_bulk({p for table in planned.tables for p in table.seats})
+    people = set(
+        Player.objects.filter(pk__in={p for table in planned.tables for p in table.seats})
+        .exclude(kind=Player.Kind.BOT).values_list("pk", flat=True)
+    )
     matches = []
     for index, table in enumerate(planned.tables, start=1):
         # Duplicate play: tables with one deal key share the seed, so they share the cards.
@@ -299,7 +302,7 @@ def _round_create(tournament: Tournament, number: int, planned: formats.Round) -
     )
     bot_matches = [
         match.pk for match, table in zip(matches, planned.tables)
-        if all(players[pid].kind == Player.Kind.BOT for pid in table.seats)
+        if people.isdisjoint(table.seats)
     ]
     AuditEvent.objects.create(tournament=tournament, action="round_made",
                               detail={"round": number, "tables": len(planned.tables), "byes": list(planned.byes)})
