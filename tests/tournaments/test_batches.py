@@ -154,3 +154,17 @@ def test_one_worker_with_a_round_per_batch_plays_the_tournament_through_without_
     assert tournament.status == "finished" and sent == []
     assert Result.objects.count() == 12
     assert set(Match.objects.values_list("attempts", flat=True)) == {1}
+
+
+def test_a_worker_plays_on_for_one_lease_at_most_then_hands_the_batch_over(settings, monkeypatch, django_capture_on_commit_callbacks):
+    settings.MATCH_BATCH_SPREAD = 1
+    settings.MATCH_LEASE_SECONDS = 0.0  # the play-on time is already spent after the first batch
+    tournament = make_tournament(bot_players(16), seed=4)
+    with held() as first_round:
+        tournament_start(tournament=tournament)
+    sent = _sent_batches(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True):
+        match_play_batch(match_ids=first_round, owner="w1")
+    round_two = list(Match.objects.filter(round__number=2).order_by("table").values_list("pk", flat=True))
+    assert sent == [round_two]
+    assert set(Match.objects.filter(pk__in=round_two).values_list("status", flat=True)) == {Match.Status.PENDING}

@@ -149,11 +149,17 @@ def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None) ->
     the next round's first batch for this worker (dispatch.keep_one_batch), which plays it next."""
     claims: dict[int, Claim] = {}
     batch = list(dict.fromkeys(match_ids))
+    # Play on for at most one lease's time, then hand the kept batch to the broker like the
+    # others: a task stays short, and the broker never takes a long one for a lost one.
+    play_on_until = time.monotonic() + lease_seconds()
     while batch:
         kept: list[int] = []
         claims.update(_play_batch(batch, owner, on_played, kept))
         # The flushes closed a round and this worker kept the next round's first batch.
         batch = [pk for pk in dict.fromkeys(kept) if pk not in claims]
+        if batch and time.monotonic() > play_on_until:
+            dispatch_matches(batch)  # outside any transaction: sent now
+            break
     return claims
 
 
