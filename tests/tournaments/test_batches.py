@@ -119,24 +119,32 @@ def test_one_bad_result_in_a_batch_records_none_of_it():
     assert set(Match.objects.values_list("status", flat=True)) == {Match.Status.PENDING}
 
 
-def _sent_batches(monkeypatch):
+def _first_round_played_by_one_worker(monkeypatch, capture):
+    """Start a 16-bot Swiss (4 tables a round, 3 rounds), let worker w1 play round 1 as one
+    batch, with the broker replaced by a list. Returns (tournament, round 1's claims, the
+    batches sent to the broker)."""
     from tournaments import tasks
 
+    tournament = make_tournament(bot_players(16), seed=4)
+    with held() as first_round:
+        tournament_start(tournament=tournament)
     sent = []
     monkeypatch.setattr(tasks.play_matches, "apply_async", lambda args, **kw: sent.append(list(args[0])))
-    return sent
+    with capture(execute=True):
+        claims = match_play_batch(match_ids=first_round, owner="w1")
+    tournament.refresh_from_db()
+    return tournament, first_round, claims, sent
+
+
+def _round(number):
+    return list(Match.objects.filter(round__number=number).order_by("table").values_list("pk", flat=True))
 
 
 def test_the_worker_that_closes_a_round_plays_on_with_the_next_rounds_first_batch(settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 2
-    tournament = make_tournament(bot_players(16), seed=4)  # 4 tables a round, 3 rounds
-    with held() as first_round:
-        tournament_start(tournament=tournament)
-    sent = _sent_batches(monkeypatch)
-    with django_capture_on_commit_callbacks(execute=True):
-        claims = match_play_batch(match_ids=first_round, owner="w1")
+    _, first_round, claims, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
     # Round 1 closed; of round 2's two batches, this worker played the first and sent the other.
-    round_two = list(Match.objects.filter(round__number=2).order_by("table").values_list("pk", flat=True))
+    round_two = _round(2)
     assert sent == [round_two[2:]]
     assert all(claims[pk].status == "finished" for pk in first_round + round_two[:2])
     assert set(Match.objects.filter(pk__in=round_two[2:]).values_list("status", flat=True)) == {Match.Status.PENDING}
@@ -144,13 +152,7 @@ def test_the_worker_that_closes_a_round_plays_on_with_the_next_rounds_first_batc
 
 def test_one_worker_with_a_round_per_batch_plays_the_tournament_through_without_the_broker(settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 1
-    tournament = make_tournament(bot_players(16), seed=4)
-    with held() as first_round:
-        tournament_start(tournament=tournament)
-    sent = _sent_batches(monkeypatch)
-    with django_capture_on_commit_callbacks(execute=True):
-        match_play_batch(match_ids=first_round, owner="w1")
-    tournament.refresh_from_db()
+    tournament, _, _, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
     assert tournament.status == "finished" and sent == []
     assert Result.objects.count() == 12
     assert set(Match.objects.values_list("attempts", flat=True)) == {1}
@@ -159,12 +161,7 @@ def test_one_worker_with_a_round_per_batch_plays_the_tournament_through_without_
 def test_a_worker_plays_on_for_one_lease_at_most_then_hands_the_batch_over(settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 1
     settings.MATCH_LEASE_SECONDS = 0.0  # the play-on time is already spent after the first batch
-    tournament = make_tournament(bot_players(16), seed=4)
-    with held() as first_round:
-        tournament_start(tournament=tournament)
-    sent = _sent_batches(monkeypatch)
-    with django_capture_on_commit_callbacks(execute=True):
-        match_play_batch(match_ids=first_round, owner="w1")
-    round_two = list(Match.objects.filter(round__number=2).order_by("table").values_list("pk", flat=True))
+    _, _, _, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
+    round_two = _round(2)
     assert sent == [round_two]
     assert set(Match.objects.filter(pk__in=round_two).values_list("status", flat=True)) == {Match.Status.PENDING}
