@@ -65,25 +65,23 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
 
 
 @contextlib.contextmanager
-def keep_one_batch() -> Iterator[list[int]]:
+def _collecting(var: contextvars.ContextVar[list[int] | None]) -> Iterator[list[int]]:
+    bucket: list[int] = []
+    token = var.set(bucket)
+    try:
+        yield bucket
+    finally:
+        var.reset(token)
+
+
+def keep_one_batch() -> contextlib.AbstractContextManager[list[int]]:
     """Inside this, the first batch of the matches services dispatch is collected instead of
     sent (the others go to the broker as usual): a worker that closes a round plays on with
     the next round's first batch, with no broker round trip and no idle gap."""
-    bucket: list[int] = []
-    token = _kept.set(bucket)
-    try:
-        yield bucket
-    finally:
-        _kept.reset(token)
+    return _collecting(_kept)
 
 
-@contextlib.contextmanager
-def held() -> Iterator[list[int]]:
+def held() -> contextlib.AbstractContextManager[list[int]]:
     """Collect the matches services would dispatch, for a caller that plays them itself
     (run_tournament in eager mode, which shows a progress bar and avoids nesting tasks)."""
-    bucket: list[int] = []
-    token = _held.set(bucket)
-    try:
-        yield bucket
-    finally:
-        _held.reset(token)
+    return _collecting(_held)
