@@ -165,3 +165,26 @@ def test_a_worker_plays_on_for_one_lease_at_most_then_hands_the_batch_over(setti
     round_two = _round(2)
     assert sent == [round_two]
     assert set(Match.objects.filter(pk__in=round_two).values_list("status", flat=True)) == {Match.Status.PENDING}
+
+
+def test_a_match_that_cannot_be_played_does_not_hold_up_the_rest_of_its_batch(monkeypatch, caplog):
+    import bots.runner
+
+    _, matches = _round_one()
+    broken = matches[1]
+    real = bots.runner.play_match
+
+    def play_match(game, players, *, seed, **kw):
+        if seed == broken.seed:
+            raise RuntimeError("an engine bug")
+        return real(game, players, seed=seed, **kw)
+
+    monkeypatch.setattr(bots.runner, "play_match", play_match)
+    claims = match_play_batch(match_ids=[m.pk for m in matches], owner="w1")
+    assert claims[broken.pk].status == "failed"
+    assert all(claims[m.pk].status == "finished" for m in matches if m != broken)
+    assert f"match {broken.pk} could not be played" in caplog.text
+    broken.refresh_from_db()
+    # Still leased: reclaim_matches hands it back when the lease runs out.
+    assert broken.status == Match.Status.RUNNING and broken.lease_owner == "w1"
+    assert not Result.objects.filter(match=broken).exists()

@@ -43,7 +43,7 @@ def flush_seconds() -> float:
 class Claim:
     """What a worker got when it asked for a match."""
 
-    status: str  # "claimed" | "finished" | "busy" | "people"
+    status: str  # "claimed" | "finished" | "busy" | "people" | "failed" (an error while playing)
     match: Match
     retry_in: float = 0.0
     seats: tuple[Seat, ...] = ()  # of a claimed match, in turn order, with their players
@@ -210,7 +210,15 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
                 players.append(player_bot(seat.player, game=tournament.game, seed=bot_seed))
             except ServiceError as exc:
                 players.append(_unavailable_bot(tournament.game, bot_seed, exc.message))
-        outcome = run_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)
+        try:
+            outcome = run_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)
+        except Exception:
+            # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the rest
+            # of the batch goes on; this match keeps its lease and is played again once
+            # reclaim_matches finds the lease run out.
+            log.exception("match %s could not be played (attempt %s)", pk, match.attempts)
+            claims[pk] = Claim("failed", match)
+            continue
         state = outcome.state
         played.append(Outcome(
             match_id=pk,

@@ -136,7 +136,10 @@ def play_here(tournament: Tournament, console: Console) -> None:
                 progress.update(task, completed=done)
 
             with held():  # the next round's matches are picked up by this loop
-                match_play_batch(match_ids=pending, owner="run_tournament", on_played=played)
+                claims = match_play_batch(match_ids=pending, owner="run_tournament", on_played=played)
+            failed = sorted(pk for pk, claim in claims.items() if claim.status == "failed")
+            if failed:
+                raise CommandError(f"match(es) {failed} could not be played: see the error logged above")
 
 
 def follow_workers(tournament: Tournament, console: Console, timeout: float) -> None:
