@@ -63,6 +63,9 @@ def main() -> None:
     os.environ.setdefault("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/mazziere_bench")
     os.environ.setdefault("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+    # As deployed: with DEBUG on, Django also times and keeps every query it runs.
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")
     queue = f"bench-{os.getpid()}"
     os.environ["MATCH_QUEUE"] = queue
     ensure_database(os.environ["DATABASE_URL"])
