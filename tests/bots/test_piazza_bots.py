@@ -84,3 +84,57 @@ def test_heuristic_decides_in_well_under_a_millisecond():
     for view in views * 5:
         bot.act(view)
     assert (time.perf_counter() - start) / (len(views) * 5) < 0.001
+
+
+# ---------------------------------------------------------------- ismcts (paired mode)
+
+
+
+
+def _showing_factory(game, seed=None):
+    """The heuristic, except that it offers with its suit shown (a sure 3-point penalty)."""
+    from bots.piazza_bots import HeuristicBot
+
+    class Showing(HeuristicBot):
+        def _offer(self, view, legal):
+            return next((a for a in legal if "show" in a), None) or super()._offer(view, legal)
+
+    return Showing(game, seed)
+
+
+def offer_views(count):
+    views = []
+    for _, view in random_states(2000, seed=7):
+        if view["phase"] == "offer" and any("show" in a for a in view["legal_actions"]):
+            views.append(view)
+            if len(views) == count:
+                break
+    assert len(views) == count
+    return views
+
+
+def test_ismcts_searches_piazza_in_paired_mode_and_answers_legally_and_reproducibly():
+    a = bots.create("ismcts", game="piazza", seed=3, iterations=2)
+    b = bots.create("ismcts", game="piazza", seed=3, iterations=2)
+    assert a.mode == "paired" and a.horizon == "match"
+    views = [v for _, v in random_states(25, seed=8)]
+    choices = [a.act(v) for v in views]
+    assert all(c in v["legal_actions"] for c, v in zip(choices, views))
+    assert choices == [b.act(v) for v in views]
+
+
+def test_paired_search_drops_the_policys_move_when_it_surely_costs_points(monkeypatch):
+    # With a rollout policy that shows its card when it offers, the search at an offer sees,
+    # on the same samples, the shown offer cost 3 points against the others: it plays another.
+    monkeypatch.setitem(bots._BOTS, "showing", (_showing_factory, frozenset({"piazza"})))
+    views = offer_views(4)
+    for view in views:
+        policy = bots.create("showing", game="piazza").act(view)
+        assert "show" in policy
+        searched = bots.create("ismcts", game="piazza", seed=1, iterations=12,
+                               rollout="showing").act(view)
+        assert "show" not in searched and searched in view["legal_actions"]
+        # with a single sample there is no evidence: the policy's move stands
+        kept = bots.create("ismcts", game="piazza", seed=1, iterations=1,
+                           rollout="showing").act(view)
+        assert kept == policy

@@ -103,3 +103,14 @@ def test_heuristic_beats_random_heads_up_on_fixed_deals(seed):
         total[0] += outcome.scores[h]
         total[1] += outcome.scores[1 - h]
     assert total[0] > total[1]
+
+
+def test_ismcts_plays_spacca_in_paired_mode_legally_and_reproducibly():
+    a = bots.create("ismcts", game="spacca_il_mazzo", seed=4, iterations=2)
+    b = bots.create("ismcts", game="spacca_il_mazzo", seed=4, iterations=2)
+    assert a.mode == "paired" and a.depth is None  # rollouts to the end of the match
+    views = [v for _, v in random_states(25, seed=5)]
+    choices = [a.act(v) for v in views]
+    assert all(c in v["legal_actions"] for c, v in zip(choices, views))
+    assert choices == [b.act(v) for v in views]
+    assert bots.create("ismcts", game="spacca_il_mazzo", mode="tree").depth == 24
