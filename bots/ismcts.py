@@ -266,6 +266,17 @@ class IsmctsBot(Bot):
                 state = self.engine_game.determinize(view, self.rng)
         return state
 
+    def _budget(self):
+        """Yield once per sample the budget allows: ``iterations`` of them, or as many as
+        start before ``time_ms`` have passed since the first (always at least one)."""
+        if self.iterations is not None:
+            yield from range(self.iterations)
+            return
+        deadline = time.perf_counter() + self.time_ms / 1000.0
+        yield 0
+        while time.perf_counter() < deadline:
+            yield 0
+
     def _policy(self, seat: int) -> Bot:
         bot = self._policies.get(seat)
         if bot is None:
@@ -298,17 +309,7 @@ class IsmctsBot(Bot):
         hint = _key(self._policy(me).act(view)) if policy_first else None
         c = self.exploration
         scale = 1.0
-        deadline = None
-        if self.iterations is None:
-            deadline = time.perf_counter() + self.time_ms / 1000.0
-        done = 0
-        while True:
-            if deadline is None:
-                if done >= self.iterations:
-                    break
-            elif done and time.perf_counter() >= deadline:
-                break
-            done += 1
+        for _ in self._budget():
             state = self._determinize(view)
             node = root
             path = []
@@ -407,15 +408,7 @@ class IsmctsBot(Bot):
         gain = [0.0] * k  # sum over samples of (action's result - policy's action's result)
         gain_sq = [0.0] * k
         n = 0
-        deadline = None
-        if self.iterations is None:
-            deadline = time.perf_counter() + self.time_ms / 1000.0
-        while True:
-            if deadline is None:
-                if n >= self.iterations:
-                    break
-            elif n and time.perf_counter() >= deadline:
-                break
+        for _ in self._budget():
             sample = self._determinize(view)
             results = []
             for action in legal:
