@@ -6,7 +6,8 @@ engine alone playing the same matches in one process.
 
 The default is the flagship bot tournament (Stoppa at tables of four, the rule-based bots:
 ~6 ms a match). ``--game piazza --bot random --table-size 2`` is the hardest case for the
-orchestration (~1.5 ms matches); ``--bot ismcts@20`` a search bot's tournament.
+orchestration (~1.5 ms matches); ``--bot ismcts@20`` a search bot's tournament;
+``--command 'python3 examples/bots/random_bot.py'`` an external bot competition.
 
 Needs PostgreSQL and Redis (DATABASE_URL, CELERY_BROKER_URL; defaults: the local servers,
 database ``mazziere_bench``, Redis db 14). It migrates that database, starts ``--workers``
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -56,6 +58,9 @@ def main() -> None:
     parser.add_argument("--cycles", type=int, default=4, help="round robin cycles")
     parser.add_argument("--bot", default="heuristic",
                         help="built-in bot for every entrant: NAME, NAME@N or NAME:K=V,... as in bots.arena")
+    parser.add_argument("--command", default=None,
+                        help="a subprocess bot for every entrant instead of --bot, e.g. "
+                             "'python3 examples/bots/random_bot.py' (an external bot competition)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (concurrency 1 each)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
@@ -80,9 +85,9 @@ def main() -> None:
     import bots.runner
     from bots import arena
     from tournaments.management.commands.run_tournament import parse_pairs
-    from tournaments.models import Match, Tournament
+    from tournaments.models import Match, Player, Tournament
     from tournaments.services.ladders import ladder_create
-    from tournaments.services.players import builtin_bot_get_or_create, player_bot
+    from tournaments.services.players import builtin_bot_get_or_create, player_bot, player_create
     from tournaments.services.seeds import derive_seed
     from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
@@ -114,8 +119,14 @@ def main() -> None:
         )
         bot, bot_options = arena.bot_options(args.bot)
         for i in range(args.entrants):
-            entry_add(tournament=tournament, player=builtin_bot_get_or_create(
-                bot=bot, options=bot_options, name=f"bench-{args.bot}-{i}"))
+            if args.command:
+                player = player_create(
+                    name=f"bench-{os.getpid()}-{i}", kind=Player.Kind.BOT, bot_kind=Player.BotKind.SUBPROCESS,
+                    bot_config={"command": shlex.split(args.command)},
+                )
+            else:
+                player = builtin_bot_get_or_create(bot=bot, options=bot_options, name=f"bench-{args.bot}-{i}")
+            entry_add(tournament=tournament, player=player)
         t0 = time.perf_counter()
         tournament_start(tournament=tournament)
         while Tournament.objects.get(pk=tournament.pk).status != Tournament.Status.FINISHED:
@@ -141,7 +152,7 @@ def main() -> None:
     engine_rate = n / alone
     overhead_ms = (through_workers * args.workers - alone) / n * 1000
     share = 1 - per_worker / engine_rate
-    print(f"{args.game}, {args.entrants} {args.bot} bots, tables of {args.table_size}, {n} matches, "
+    print(f"{args.game}, {args.entrants} {args.command or args.bot} bots, tables of {args.table_size}, {n} matches, "
           f"{args.workers} worker process(es)")
     print(f"  through broker and workers: {n / through_workers:8.1f} matches/s ({per_worker:.1f} per worker process)")
     print(f"  engine and bots alone:      {engine_rate:8.1f} matches/s in one process")
