@@ -16,8 +16,10 @@ ceil((n - 1) / (seats - 1)). Guarantees (tested for 5-48 entrants at 3-8 seats, 
 docs/formats.md): no pair meets more than three times, an entrant's counts of the turn positions
 differ by at most two, nobody gets a second bye while someone has none, and round 2 has no repeat
 meeting whenever round 1 had at least ``seats`` tables (so one entrant of each fits every table).
-A perfect schedule is found when the search meets one (nine entrants at tables of three meet
-everyone exactly once) but is not promised.
+Where an exact schedule is known it is used instead (``designs``): q² entrants at tables of
+q, for q = 3, 4, 5, 7 or 8 (9 at tables of three, 16 of four, 25, 49, 64), follow the affine
+plane of order q and every pair meets exactly once per cycle, in q + 1 rounds. A withdrawal
+hands the rest of the schedule to the search.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base import (
-    MAX_SEATS, MIN_SEATS, EntrantId, Format, Round, RoundResult, Table, bye_counts, check_int,
-    met_counts, position_counts, table_sizes,
+    MAX_SEATS, MIN_SEATS, EntrantId, Format, Round, RoundResult, Table, best_seating, bye_counts, check_int,
+    met_counts, position_counts, position_notes, table_sizes,
 )
+from .designs import AFFINE_ORDERS, affine_plane
 from .grouping import group_tables
 
 
@@ -121,6 +124,9 @@ class RoundRobin(Format):
             len({e for t in history[0].tables for e in t.seats} | set(history[0].byes)))
         if len(history) >= total or n < (self.min_seats or self.seats):
             return None
+        designed = self._from_design(entrants, history)
+        if designed is not None:
+            return designed
         sizes, n_byes = table_sizes(n, self.seats, self.min_seats or self.seats)
         byes_had = bye_counts(history)
         # Byes to those with the fewest so far, latest seed first among equals.
@@ -138,3 +144,30 @@ class RoundRobin(Format):
             notes.append(f"bye: {e} ({n} entrants do not fill tables of {self.seats}; "
                          f"{byes_had[e]} byes before)")
         return Round(number=len(history) + 1, tables=tuple(tables), byes=byes, notes=tuple(notes))
+
+    def _from_design(self, entrants, history) -> Round | None:
+        """The affine plane's round when the field is q² entrants at tables of q (q = 3, 4, 5,
+        7, 8), nobody has withdrawn and every earlier round followed it: every pair then meets
+        exactly once per cycle. None otherwise (the search builds the round)."""
+        q = self.seats
+        field = sorted(entrants)
+        if q not in AFFINE_ORDERS or len(field) != q * q:
+            return None
+        if history and sorted({e for t in history[0].tables for e in t.seats} | set(history[0].byes)) != field:
+            return None
+        classes = affine_plane(q)
+
+        def tables_of(r: int) -> set[frozenset[EntrantId]]:
+            return {frozenset(field[p] for p in line) for line in classes[r % len(classes)]}
+
+        if any(rnd.byes or {frozenset(t.seats) for t in rnd.tables} != tables_of(r) for r, rnd in enumerate(history)):
+            return None
+        r = len(history)
+        positions = position_counts(history)
+        tables = []
+        for line in classes[r % len(classes)]:
+            seats, _ = best_seating([field[p] for p in line], positions)
+            tables.append(Table(seats=seats, notes=tuple(position_notes(seats, positions))))
+        note = (f"affine plane of order {q}: parallel class {r % len(classes) + 1} of {len(classes)}, "
+                f"so every pair meets exactly once in {len(classes)} rounds")
+        return Round(number=r + 1, tables=tuple(tables), notes=(note,))
