@@ -142,6 +142,7 @@ def _round(number):
 
 def test_the_worker_that_closes_a_round_plays_on_with_the_next_rounds_first_batch(settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 2
+    settings.MATCH_SPLIT_SECONDS = 0.0  # however short the matches, share the round
     _, first_round, claims, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
     # Round 1 closed; of round 2's two batches, this worker played the first and sent the other.
     round_two = _round(2)
@@ -188,3 +189,10 @@ def test_a_match_that_cannot_be_played_does_not_hold_up_the_rest_of_its_batch(mo
     # Still leased: reclaim_matches hands it back when the lease runs out.
     assert broken.status == Match.Status.RUNNING and broken.lease_owner == "w1"
     assert not Result.objects.filter(match=broken).exists()
+
+
+def test_a_round_of_short_matches_is_kept_whole_by_the_worker_that_made_it(settings, monkeypatch, django_capture_on_commit_callbacks):
+    settings.MATCH_BATCH_SPREAD = 2
+    settings.MATCH_SPLIT_SECONDS = 60.0  # random bots' 2-hand matches take milliseconds
+    tournament, _, _, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
+    assert tournament.status == "finished" and sent == []

@@ -43,6 +43,8 @@ def database_url() -> str:
 def start_worker(name: str, queue: str) -> subprocess.Popen:
     env = dict(
         os.environ, DATABASE_URL=database_url(), MATCH_LEASE_SECONDS=str(LEASE), MATCH_QUEUE=queue,
+        # Share every round between the workers, however short its matches, so both play.
+        MATCH_SPLIT_SECONDS="0",
         DATABASE_CONN_MAX_AGE="0",
     )
     return subprocess.Popen(

@@ -3,7 +3,8 @@
 Matches go out in batches, one task each (``play_matches``): a task's claim and its results
 cost a few queries whatever its size, so short bot matches are cheap to run in bulk. A round
 is still spread over at least MATCH_BATCH_SPREAD tasks (when it has that many matches), so
-that as many worker processes share it.
+that as many worker processes share it, unless the worker that made it has seen matches so
+short that it would play the whole round in under MATCH_SPLIT_SECONDS: then it keeps it all.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.db import transaction
 
 _held: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("held_matches", default=None)
 _kept: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("kept_matches", default=None)
+_pace: contextvars.ContextVar[float | None] = contextvars.ContextVar("match_seconds", default=None)
 
 
 def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
@@ -48,10 +50,14 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
         return
 
     queue = getattr(settings, "MATCH_QUEUE", "celery")
-    chunks = batches(
-        ids, size=int(getattr(settings, "MATCH_BATCH_SIZE", 20)), spread=int(getattr(settings, "MATCH_BATCH_SPREAD", 4))
-    )
     kept = _kept.get()
+    spread = int(getattr(settings, "MATCH_BATCH_SPREAD", 4))
+    pace = _pace.get()
+    if kept is not None and pace is not None and pace * len(ids) < float(getattr(settings, "MATCH_SPLIT_SECONDS", 0.5)):
+        # The worker keeping a batch would play the whole round before another worker could
+        # take a share and record it: splitting would only add claims, flushes and waits.
+        spread = 1
+    chunks = batches(ids, size=int(getattr(settings, "MATCH_BATCH_SIZE", 20)), spread=spread)
     if kept is not None:
         kept.extend(chunks.pop(0))
 
@@ -74,11 +80,20 @@ def _collecting(var: contextvars.ContextVar[list[int] | None]) -> Iterator[list[
         var.reset(token)
 
 
-def keep_one_batch() -> contextlib.AbstractContextManager[list[int]]:
+@contextlib.contextmanager
+def keep_one_batch(match_seconds: float | None = None) -> Iterator[list[int]]:
     """Inside this, the first batch of the matches services dispatch is collected instead of
     sent (the others go to the broker as usual): a worker that closes a round plays on with
-    the next round's first batch, with no broker round trip and no idle gap."""
-    return _collecting(_kept)
+    the next round's first batch, with no broker round trip and no idle gap.
+
+    ``match_seconds``, the time a match has been taking this worker, lets it keep the whole
+    next round when that would take less than MATCH_SPLIT_SECONDS."""
+    token = _pace.set(match_seconds)
+    try:
+        with _collecting(_kept) as bucket:
+            yield bucket
+    finally:
+        _pace.reset(token)
 
 
 def held() -> contextlib.AbstractContextManager[list[int]]:

@@ -178,11 +178,12 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
     flush_every = flush_seconds()
     last_flush = time.monotonic()
     played: list[Outcome] = []
+    play_seconds, play_count = 0.0, 0  # what a match costs this worker: bots, engine, its record
 
     def flush() -> None:
         nonlocal last_flush
         if played:
-            with keep_one_batch() as next_batch:
+            with keep_one_batch(match_seconds=play_seconds / play_count) as next_batch:
                 matches_record_results(outcomes=played, source=Result.Source.ENGINE)
             kept.extend(next_batch)
             for outcome in played:
@@ -210,6 +211,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
                 players.append(player_bot(seat.player, game=tournament.game, seed=bot_seed))
             except ServiceError as exc:
                 players.append(_unavailable_bot(tournament.game, bot_seed, exc.message))
+        started = time.monotonic()
         try:
             outcome = run_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)
         except Exception:
@@ -229,6 +231,8 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
             decisions=list(outcome.decisions),
             think_seconds=list(outcome.decision_time),
         ))
+        play_seconds += time.monotonic() - started
+        play_count += 1
         if time.monotonic() - last_flush >= flush_every:
             flush()
     flush()
