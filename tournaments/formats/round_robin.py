@@ -16,10 +16,10 @@ ceil((n - 1) / (seats - 1)). Guarantees (tested for 5-48 entrants at 3-8 seats, 
 docs/formats.md): no pair meets more than three times, an entrant's counts of the turn positions
 differ by at most two, nobody gets a second bye while someone has none, and round 2 has no repeat
 meeting whenever round 1 had at least ``seats`` tables (so one entrant of each fits every table).
-Where an exact schedule is known it is used instead (``designs``): q² entrants at tables of
-q, for q = 3, 4, 5, 7 or 8 (9 at tables of three, 16 of four, 25, 49, 64), follow the affine
-plane of order q and every pair meets exactly once per cycle, in q + 1 rounds. A withdrawal
-hands the rest of the schedule to the search.
+Where an exact schedule is known it is used instead (``designs``: an affine space AG(d, q) for
+q^d entrants at tables of q — 9, 27, 81 at three, 16, 64 at four, 25, 125 at five, 49 at seven,
+64 at eight — and Kirkman's 15 at tables of three): every pair meets exactly once per cycle,
+in (n - 1)/(seats - 1) rounds. A withdrawal hands the rest of the schedule to the search.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from .base import (
     MAX_SEATS, MIN_SEATS, EntrantId, Format, Round, RoundResult, Table, best_seating, bye_counts, check_int,
     met_counts, position_counts, position_notes, table_sizes,
 )
-from .designs import AFFINE_ORDERS, affine_plane
+from .designs import resolvable_design
 from .grouping import group_tables
 
 
@@ -146,28 +146,29 @@ class RoundRobin(Format):
         return Round(number=len(history) + 1, tables=tuple(tables), byes=byes, notes=tuple(notes))
 
     def _from_design(self, entrants, history) -> Round | None:
-        """The affine plane's round when the field is q² entrants at tables of q (q = 3, 4, 5,
-        7, 8), nobody has withdrawn and every earlier round followed it: every pair then meets
-        exactly once per cycle. None otherwise (the search builds the round)."""
-        q = self.seats
+        """The round a resolvable design gives (``designs``: 9, 27, 81 entrants at tables of
+        3, 15 too, 16 and 64 at 4, 25 and 125 at 5, 49 at 7, 64 at 8) while nobody has
+        withdrawn and every earlier round followed it: every pair then meets exactly once per
+        cycle. None otherwise (the search builds the round)."""
         field = sorted(entrants)
-        if q not in AFFINE_ORDERS or len(field) != q * q:
+        found = resolvable_design(len(field), self.seats)
+        if found is None:
             return None
+        name, classes = found
         if history and sorted({e for t in history[0].tables for e in t.seats} | set(history[0].byes)) != field:
             return None
-        classes = affine_plane(q)
 
         def tables_of(r: int) -> set[frozenset[EntrantId]]:
-            return {frozenset(field[p] for p in line) for line in classes[r % len(classes)]}
+            return {frozenset(field[p] for p in block) for block in classes[r % len(classes)]}
 
         if any(rnd.byes or {frozenset(t.seats) for t in rnd.tables} != tables_of(r) for r, rnd in enumerate(history)):
             return None
         r = len(history)
         positions = position_counts(history)
         tables = []
-        for line in classes[r % len(classes)]:
-            seats, _ = best_seating([field[p] for p in line], positions)
+        for block in classes[r % len(classes)]:
+            seats, _ = best_seating([field[p] for p in block], positions)
             tables.append(Table(seats=seats, notes=tuple(position_notes(seats, positions))))
-        note = (f"affine plane of order {q}: parallel class {r % len(classes) + 1} of {len(classes)}, "
+        note = (f"{name}: parallel class {r % len(classes) + 1} of {len(classes)}, "
                 f"so every pair meets exactly once in {len(classes)} rounds")
         return Round(number=r + 1, tables=tuple(tables), notes=(note,))
