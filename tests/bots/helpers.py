@@ -1,4 +1,5 @@
-"""Shared pieces of the bot tests: a short Sette e mezzo match and the misbehaving bot."""
+"""Shared pieces of the bot tests: a short Sette e mezzo match, the misbehaving bot, and whole
+matches played by one bot at every seat."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import uuid
 from pathlib import Path
 
 import bots
+import engine
 from bots.runner import MatchOutcome, play_match
 
 GAME = "sette_e_mezzo"
@@ -54,3 +56,15 @@ def running(marker: str) -> list[int]:
         if marker.encode() in cmdline and state != "Z":
             found.append(int(pid))
     return found
+
+
+def assert_legal_over_whole_matches(bot: bots.Bot, game: str, matches: int, *, players, options) -> None:
+    """``bot`` plays every seat of ``matches`` seeded matches (match s: ``players(s)`` players,
+    ``options(s)``) to the end, answering only legal actions."""
+    rules = engine.game(game)
+    for seed in range(matches):
+        state = rules.new_match(players(seed), seed=seed, options=options(seed))
+        while not state.is_over():
+            action = bot.act(state.view(state.current_player()))
+            assert action in state.legal_actions()
+            state.apply(action)

@@ -2,30 +2,23 @@
 
 from __future__ import annotations
 
-import random
 import time
 
 import bots
 import engine
 from engine.piazza import VARIANTS, conflict_key
 
+from ..engine.determinize_checks import random_states as random_match_states
+from .helpers import assert_legal_over_whole_matches
+
 GAME = engine.game("piazza")
 DECKS = ("italian", "french", "french_double")
 
 
 def random_states(count: int, seed: int = 0):
-    """Views of the seat to act in seeded random mid-match states, every deck, 2 to 6 players."""
-    rng = random.Random(seed)
-    for i in range(count):
-        state = GAME.new_match(rng.choice((2, 3, 4, 5, 6)), seed=seed * 1000 + i,
-                               options={"deck": DECKS[i % 3]})
-        for _ in range(rng.randrange(0, 250)):
-            if state.is_over():
-                break
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-        if not state.is_over():
-            yield state, state.view(state.current_player())
+    """(state, view of the seat to act) in seeded random mid-match states, every deck, 2 to 6 players."""
+    states = random_match_states(GAME, count, seed, lambda players, rng: {"deck": rng.choice(DECKS)}, max_steps=250)
+    return [(state, state.view(state.current_player())) for state in states]
 
 
 def test_heuristic_is_available_for_piazza():
@@ -33,13 +26,8 @@ def test_heuristic_is_available_for_piazza():
 
 
 def test_heuristic_returns_only_legal_actions_over_whole_matches():
-    bot = bots.create("heuristic", game="piazza", seed=1)
-    for seed in range(30):
-        state = GAME.new_match(2 + seed % 5, seed=seed, options={"deck": DECKS[seed % 3]})
-        while not state.is_over():
-            action = bot.act(state.view(state.current_player()))
-            assert action in state.legal_actions()
-            state.apply(action)
+    assert_legal_over_whole_matches(bots.create("heuristic", game="piazza", seed=1), "piazza", 30,
+                                    players=lambda s: 2 + s % 5, options=lambda s: {"deck": DECKS[s % 3]})
 
 
 def test_heuristic_is_the_same_for_the_same_seed():

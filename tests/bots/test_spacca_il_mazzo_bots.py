@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import time
 
 import pytest
@@ -10,22 +9,16 @@ import pytest
 import bots
 import engine
 
+from ..engine.determinize_checks import random_states as random_match_states
+from .helpers import assert_legal_over_whole_matches
+
 GAME = engine.game("spacca_il_mazzo")
 
 
 def random_states(count: int, seed: int = 0):
-    """Views of the seat to act in seeded random mid-match states, 2 to 4 players."""
-    rng = random.Random(seed)
-    for i in range(count):
-        players = rng.choice((2, 3, 4))
-        state = GAME.new_match(players, seed=seed * 1000 + i, options={"k_below_q": i % 2 == 0})
-        for _ in range(rng.randrange(0, 300)):
-            if state.is_over():
-                break
-            legal = state.legal_actions()
-            state.apply(legal[rng.randrange(len(legal))])
-        if not state.is_over():
-            yield state, state.view(state.current_player())
+    """(state, view of the seat to act) in seeded random mid-match states, 2 to 4 players."""
+    states = random_match_states(GAME, count, seed, lambda players, rng: {"k_below_q": rng.random() < 0.5}, max_steps=300)
+    return [(state, state.view(state.current_player())) for state in states]
 
 
 def test_heuristic_is_available_for_spacca_il_mazzo():
@@ -33,13 +26,8 @@ def test_heuristic_is_available_for_spacca_il_mazzo():
 
 
 def test_heuristic_returns_only_legal_actions_over_whole_matches():
-    bot = bots.create("heuristic", game="spacca_il_mazzo", seed=1)
-    for seed in range(30):
-        state = GAME.new_match(2 + seed % 3, seed=seed, options={"k_below_q": seed % 2 == 0})
-        while not state.is_over():
-            action = bot.act(state.view(state.current_player()))
-            assert action in state.legal_actions()
-            state.apply(action)
+    assert_legal_over_whole_matches(bots.create("heuristic", game="spacca_il_mazzo", seed=1), "spacca_il_mazzo", 30,
+                                    players=lambda s: 2 + s % 3, options=lambda s: {"k_below_q": s % 2 == 0})
 
 
 def test_heuristic_is_the_same_for_the_same_seed():
