@@ -127,6 +127,9 @@ MATCH_FLUSH_SECONDS = float(os.environ.get("MATCH_FLUSH_SECONDS", "1.0"))
 # A worker that closes a round keeps the whole next round when, at the pace of its matches so
 # far, it would play it in less than this: sharing so short a round costs more than it saves.
 MATCH_SPLIT_SECONDS = float(os.environ.get("MATCH_SPLIT_SECONDS", "0.5"))
+# A match claimed this many times without a result (its worker died or it raised each time)
+# is left for an organiser to retry (POST /api/matches/{id}/retry/).
+MATCH_MAX_ATTEMPTS = int(os.environ.get("MATCH_MAX_ATTEMPTS", "3"))
 # HTTP bots are called only at public internet addresses, so that a registered bot URL cannot
 # make the service POST into its own network; HTTP_BOTS_ALLOWED_HOSTS names the exceptions
 # (e.g. a club's bot server on the LAN).

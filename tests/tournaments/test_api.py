@@ -174,3 +174,30 @@ def test_listed_hosts_may_be_private_and_other_bots_are_called_at_public_address
         assert organiser.post("/api/players/", body, format="json").status_code == 201
     public_only = {p.name: player_bot(p, game="stoppa", seed=1).public_only for p in Player.objects.filter(bot_kind="http")}
     assert public_only == {"lan": False, "loop": False, "abroad": True}
+
+
+def test_an_organiser_retries_a_match_that_was_given_up_but_not_a_finished_one(organiser, settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tournaments.services.dispatch import held
+    from tournaments.services.matches import match_claim
+
+    settings.MATCH_MAX_ATTEMPTS = 1
+    tournament = create_tournament(organiser).json()
+    for player in bot_players(4):
+        organiser.post(f"/api/tournaments/{tournament['id']}/entries/", {"player": player.pk}, format="json")
+    with held():
+        assert organiser.post(f"/api/tournaments/{tournament['id']}/start/").status_code == 200
+    match = Match.objects.get()
+    match_claim(match_id=match.pk, owner="dead")
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    with held() as sent:
+        answer = organiser.post(f"/api/matches/{match.pk}/retry/")
+    assert answer.status_code == 200, answer.json()
+    assert sent == [match.pk] and answer.json()["status"] == "pending"
+
+    play_out(Tournament.objects.get(pk=tournament["id"]))
+    answer = organiser.post(f"/api/matches/{match.pk}/retry/")
+    assert answer.status_code == 409 and "finished" in answer.json()["status"][0]

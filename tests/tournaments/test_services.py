@@ -9,11 +9,11 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from tournaments import selectors
-from tournaments.models import Match, Rating, RatingChange, Result, ResultSubmission, Round, Seat, Tournament
+from tournaments.models import AuditEvent, Match, Rating, RatingChange, Result, ResultSubmission, Round, Seat, Tournament
 from tournaments.services import ServiceError
 from tournaments.services.dispatch import held
 from tournaments.services.ladders import ladder_create, ladder_recompute
-from tournaments.services.matches import match_claim, match_record_result, matches_reclaim
+from tournaments.services.matches import match_claim, match_record_result, match_retry, matches_reclaim
 from tournaments.services.players import player_create
 from tournaments.services.results import result_confirm, result_reject, result_submit
 from tournaments.services.tournaments import entry_add, entry_withdraw, tournament_create, tournament_start
@@ -196,6 +196,47 @@ def test_reclaiming_gives_back_matches_whose_worker_died():
     assert sent == [match.pk]
     match.refresh_from_db()
     assert match.status == Match.Status.PENDING and match.lease_owner == ""
+
+
+def _dies_holding(match, worker):
+    """``worker`` claims the match and dies: its lease runs out."""
+    assert match_claim(match_id=match.pk, owner=worker).status == "claimed"
+    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+
+
+def test_a_match_whose_worker_dies_every_time_is_given_up_then_retried_on_request(settings):
+    settings.MATCH_MAX_ATTEMPTS = 3
+    _, match = _started()
+    for attempt in (1, 2):
+        _dies_holding(match, f"dead-{attempt}")
+        with held() as sent:
+            matches_reclaim()
+        assert sent == [match.pk]
+    _dies_holding(match, "dead-3")
+    with held() as sent:
+        assert matches_reclaim() == []  # given up: not sent again, not even as a waiting match
+        assert matches_reclaim(stale_after=0) == []
+    assert sent == []
+    match.refresh_from_db()
+    assert match.status == Match.Status.PENDING and match.attempts == 3
+    assert AuditEvent.objects.get(match=match, action="match_failed").detail["attempts"] == 3
+    assert match_claim(match_id=match.pk, owner="w").status == "exhausted"
+
+    with held() as sent:
+        retried = match_retry(match_id=match.pk)
+    assert sent == [match.pk] and retried.attempts == 0
+    assert AuditEvent.objects.filter(match=match, action="match_retried").count() == 1
+    assert match_claim(match_id=match.pk, owner="w").status == "claimed"
+
+
+def test_a_retry_is_refused_for_a_finished_match_or_one_a_live_worker_holds():
+    _, match = _started()
+    assert match_claim(match_id=match.pk, owner="alive").status == "claimed"
+    with pytest.raises(ServiceError, match="alive"):
+        match_retry(match_id=match.pk)
+    match_record_result(match_id=match.pk, scores=[1, 0, 0, -1], places=[1, 2, 2, 4], source="engine")
+    with pytest.raises(ServiceError, match="finished"):
+        match_retry(match_id=match.pk)
 
 
 def test_a_withdrawn_player_is_left_out_of_later_rounds():

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from tournaments import selectors
 from tournaments.models import Entry, League, Match, Player, RatingLadder, ResultSubmission, Tournament
-from tournaments.services import ladders, leagues, players, results, tournaments
+from tournaments.services import ladders, leagues, matches, players, results, tournaments
 
 from . import serializers as s
 
@@ -146,6 +146,13 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
         if match.record is None:  # reported by people: no engine record to replay
             return Response({"match": match.pk, "record": None, "log": None})
         return Response({"match": match.pk, "record": match.record, "log": selectors.match_log(match)})
+
+    @extend_schema(request=None, responses=s.MatchSerializer)
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        """Play a bot match again from scratch: one given up after MATCH_MAX_ATTEMPTS claims."""
+        match = matches.match_retry(match_id=self.get_object().pk, actor=request.user)
+        return Response(s.MatchSerializer(self.get_queryset().get(pk=match.pk)).data)
 
     @extend_schema(request=s.SubmissionSerializer, responses=s.SubmissionSerializer)
     @action(detail=True, methods=["get", "post"])

@@ -39,11 +39,17 @@ def flush_seconds() -> float:
     return float(getattr(settings, "MATCH_FLUSH_SECONDS", 1.0))
 
 
+def max_attempts() -> int:
+    return int(getattr(settings, "MATCH_MAX_ATTEMPTS", 3))
+
+
 @dataclass(frozen=True)
 class Claim:
     """What a worker got when it asked for a match."""
 
-    status: str  # "claimed" | "finished" | "busy" | "people" | "failed" (an error while playing)
+    # "claimed" | "finished" | "busy" | "people" | "failed" (an error while playing) |
+    # "exhausted" (claimed MATCH_MAX_ATTEMPTS times already: waits for match_retry)
+    status: str
     match: Match
     retry_in: float = 0.0
     seats: tuple[Seat, ...] = ()  # of a claimed match, in turn order, with their players
@@ -100,6 +106,8 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
                 claims[match.pk] = Claim("busy", match, (match.lease_expires_at - now).total_seconds())
             elif match.pk in with_people:
                 claims[match.pk] = Claim("people", match)
+            elif match.attempts >= max_attempts():
+                claims[match.pk] = Claim("exhausted", match)
             else:
                 match.status = Match.Status.RUNNING
                 match.lease_owner = owner
@@ -379,32 +387,69 @@ def round_close_if_done(*, rnd: Round) -> bool:
 
 def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
     """Give back matches whose worker died (lease run out) and re-dispatch bot matches that
-    nobody has claimed for a while (a lost message). Returns the ids dispatched."""
+    nobody has claimed for a while (a lost message). A match already claimed
+    MATCH_MAX_ATTEMPTS times is given back but not sent again: it is logged in the audit
+    ("match_failed") and waits for :func:`match_retry`, so a match that kills or breaks its
+    worker every time does not do so for ever. Returns the ids dispatched."""
     now = timezone.now()
     stale_after = lease_seconds() if stale_after is None else stale_after
+    limit = max_attempts()
     with transaction.atomic():
         expired = list(
             Match.objects.select_for_update(skip_locked=True)
             .filter(status=Match.Status.RUNNING, lease_expires_at__lt=now)
-            .values_list("pk", flat=True)
+            .values_list("pk", "attempts", "round__tournament_id")
         )
         if expired:
-            Match.objects.filter(pk__in=expired).update(status=Match.Status.PENDING, lease_owner="", lease_expires_at=None)
+            Match.objects.filter(pk__in=[pk for pk, _, _ in expired]).update(
+                status=Match.Status.PENDING, lease_owner="", lease_expires_at=None
+            )
+        given_up = [(pk, attempts, tid) for pk, attempts, tid in expired if attempts >= limit]
+        AuditEvent.objects.bulk_create(
+            AuditEvent(tournament_id=tid, match_id=pk, action="match_failed",
+                       detail={"attempts": attempts, "why": "its lease ran out on every attempt"})
+            for pk, attempts, tid in given_up
+        )
         waiting = list(
             Match.objects.filter(
                 status=Match.Status.PENDING,
+                attempts__lt=limit,
                 round__tournament__status=Tournament.Status.RUNNING,
                 round__created_at__lt=now - timedelta(seconds=stale_after),
             )
             .exclude(seats__player__kind=Player.Kind.PERSON)
-            .exclude(pk__in=expired)
             .values_list("pk", flat=True)
         )
-        ids = sorted(set(expired) | set(waiting))
+        ids = sorted({pk for pk, attempts, _ in expired if attempts < limit} | set(waiting))
         if expired:
-            log.warning("reclaimed %d match(es) whose lease ran out: %s", len(expired), expired)
+            log.warning("reclaimed %d match(es) whose lease ran out: %s", len(expired), [pk for pk, _, _ in expired])
+        if given_up:
+            log.error("gave up on match(es) %s after %d attempts: retry them once fixed", [pk for pk, _, _ in given_up], limit)
         dispatch_matches(ids)
     return ids
+
+
+def match_retry(*, match_id: int, actor=None) -> Match:
+    """Play a bot match again from scratch (its attempts count reset), e.g. once what made it
+    fail is fixed. Refused for a finished match, a match with people at it, and a match a live
+    worker holds."""
+    with transaction.atomic():
+        match = Match.objects.select_for_update(of=("self",)).select_related("round").get(pk=match_id)
+        if match.status == Match.Status.FINISHED:
+            raise ServiceError("the match is finished: its result stands", "status", code="conflict")
+        if match.seats.exclude(player__kind=Player.Kind.BOT).exists():
+            raise ServiceError("people play this match: they report its result", "match", code="conflict")
+        if match.status == Match.Status.RUNNING and match.lease_expires_at and match.lease_expires_at > timezone.now():
+            raise ServiceError(f"a worker ({match.lease_owner}) is playing it now", "status", code="conflict")
+        AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, actor=actor,
+                                  action="match_retried", detail={"attempts_before": match.attempts})
+        match.status = Match.Status.PENDING
+        match.attempts = 0
+        match.lease_owner = ""
+        match.lease_expires_at = None
+        match.save(update_fields=["status", "attempts", "lease_owner", "lease_expires_at"])
+        dispatch_matches([match.pk])
+        return match
 
 
 def pending_bot_matches(tournament: Tournament) -> list[int]:
