@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tournaments.models import Match
 from tournaments.services.dispatch import held
 from tournaments.services.ladders import ladder_create
 from tournaments.services.matches import match_play, pending_bot_matches
@@ -43,3 +44,12 @@ def play_out(tournament, owner="test"):
                 played += 1
     tournament.refresh_from_db()
     return played
+
+
+def started_round_robin(n: int = 4):
+    """A started round robin of ``n`` random bots at tables of 4, nothing played (the workers'
+    messages held back). Returns (tournament, round 1's matches by table)."""
+    tournament = make_tournament(bot_players(n), format="round_robin", format_config={})
+    with held():
+        tournament_start(tournament=tournament)
+    return tournament, list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("table"))

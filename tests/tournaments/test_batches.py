@@ -16,7 +16,7 @@ from tournaments.services.matches import (
 )
 from tournaments.services.tournaments import tournament_start
 
-from .helpers import bot_players, make_tournament, play_out
+from .helpers import bot_players, make_tournament, play_out, started_round_robin
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
@@ -72,15 +72,8 @@ def test_a_short_lease_is_renewed_and_the_whole_batch_is_still_played_once(setti
     assert set(Match.objects.values_list("attempts", flat=True)) == {1}
 
 
-def _round_one(n=16):
-    tournament = make_tournament(bot_players(n), format="round_robin", format_config={})
-    with held():
-        tournament_start(tournament=tournament)
-    return tournament, list(Match.objects.filter(round__number=1).order_by("table"))
-
-
 def test_a_batch_skips_what_is_finished_and_leaves_what_another_worker_holds():
-    tournament, matches = _round_one()
+    tournament, matches = started_round_robin(16)
     first, held_elsewhere, *rest = matches
     match_record_result(match_id=first.pk, scores=[1, 0, 0, -1], places=[1, 2, 2, 4], source="engine")
     assert match_claim(match_id=held_elsewhere.pk, owner="w1").status == "claimed"
@@ -99,7 +92,7 @@ def _outcomes(matches):
 
 
 def test_recording_a_batch_costs_the_same_queries_whatever_its_size():
-    _, matches = _round_one(n=32)  # 8 tables, so that no batch below closes the round
+    _, matches = started_round_robin(32)  # 8 tables, so that no batch below closes the round
     with CaptureQueriesContext(connection) as two:
         matches_record_results(outcomes=_outcomes(matches[:2]), source="engine")
     with CaptureQueriesContext(connection) as five:
@@ -109,7 +102,7 @@ def test_recording_a_batch_costs_the_same_queries_whatever_its_size():
 
 
 def test_one_bad_result_in_a_batch_records_none_of_it():
-    _, matches = _round_one()
+    _, matches = started_round_robin(16)
     outcomes = _outcomes(matches[:3])
     outcomes[2] = Outcome(match_id=matches[2].pk, scores=[0, 0, 0, 0], places=[1, 1, 2, 3])
     with pytest.raises(ServiceError, match="skip or repeat"):
@@ -171,7 +164,7 @@ def test_a_worker_plays_on_for_one_lease_at_most_then_hands_the_batch_over(setti
 def test_a_match_that_cannot_be_played_does_not_hold_up_the_rest_of_its_batch(monkeypatch, caplog):
     import bots.runner
 
-    _, matches = _round_one()
+    _, matches = started_round_robin(16)
     broken = matches[1]
     real = bots.runner.play_match
 

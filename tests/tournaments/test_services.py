@@ -18,7 +18,7 @@ from tournaments.services.players import player_create
 from tournaments.services.results import result_confirm, result_reject, result_submit
 from tournaments.services.tournaments import entry_add, entry_withdraw, tournament_create, tournament_start
 
-from .helpers import bot_players, make_tournament, play_out
+from .helpers import bot_players, make_tournament, play_out, started_round_robin
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
@@ -144,10 +144,7 @@ def test_recompute_rebuilds_the_ledger_bit_for_bit():
 
 
 def test_a_result_is_recorded_once_whoever_records_it_again():
-    tournament = make_tournament(bot_players(4), format="round_robin", format_config={})
-    with held():
-        tournament_start(tournament=tournament)
-    match = Match.objects.get()
+    _, (match,) = started_round_robin()
     first = match_record_result(match_id=match.pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2], source="engine")
     again = match_record_result(match_id=match.pk, scores=[-3, 1, 1, 1], places=[4, 1, 1, 1], source="engine")
     assert Result.objects.filter(match=match).count() == 1
@@ -157,10 +154,7 @@ def test_a_result_is_recorded_once_whoever_records_it_again():
 
 
 def test_places_must_be_a_competition_ranking():
-    tournament = make_tournament(bot_players(4), format="round_robin", format_config={})
-    with held():
-        tournament_start(tournament=tournament)
-    match = Match.objects.get()
+    _, (match,) = started_round_robin()
     with pytest.raises(ServiceError, match="skip or repeat"):
         match_record_result(match_id=match.pk, scores=[0, 0, 0, 0], places=[1, 1, 2, 3], source="engine")
     assert not Result.objects.exists()
@@ -170,10 +164,8 @@ def test_places_must_be_a_competition_ranking():
 
 
 def _started(n=4):
-    tournament = make_tournament(bot_players(n), format="round_robin", format_config={})
-    with held():
-        tournament_start(tournament=tournament)
-    return tournament, Match.objects.filter(round__tournament=tournament).first()
+    tournament, matches = started_round_robin(n)
+    return tournament, matches[0]
 
 
 def test_a_leased_match_is_not_claimed_by_another_worker_until_the_lease_runs_out():
