@@ -31,9 +31,19 @@ def sample_summary(sample: engine.State) -> tuple:
 
 
 def play_out(state: engine.State, rng: random.Random) -> None:
+    """Random legal actions until the match is over (a state with none to offer fails)."""
     while not state.is_over():
         legal = state.legal_actions()
+        assert legal, "a match not over offers no action"
         state.apply(legal[rng.randrange(len(legal))])
+
+
+def samples_show_each_seat_its_view(game: engine.Game, states) -> None:
+    """Every seat's sample (rng seeded by the state's index) shows that seat exactly its view."""
+    for k, state in enumerate(states):
+        for seat in range(state.players):
+            view = state.view(seat)
+            assert game.determinize(view, random.Random(k)).view(seat) == view
 
 
 def swapped_twin(state: engine.State, seat: int, deck: list[str], rng: random.Random):

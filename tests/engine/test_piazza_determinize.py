@@ -18,6 +18,8 @@ import pytest
 import engine
 from engine.piazza import RANK, VARIANTS, take_sets
 
+from .determinize_checks import play_out
+
 GAME = engine.game("piazza")
 
 
@@ -47,14 +49,6 @@ def mid_match(seed: int, steps: int | None = None):
     return state, deck, options, actions
 
 
-def finish(state, seed: int) -> None:
-    rng = random.Random(seed)
-    while not state.is_over():
-        legal = state.legal_actions()
-        assert legal
-        state.apply(legal[rng.randrange(len(legal))])
-
-
 @pytest.mark.parametrize("seed", range(50))
 def test_the_sample_shows_the_seat_exactly_its_view_and_plays_to_the_end(seed):
     state, _, _, _ = mid_match(seed)
@@ -64,7 +58,7 @@ def test_the_sample_shows_the_seat_exactly_its_view_and_plays_to_the_end(seed):
         assert sample.view(seat) == view
         if state.current_player() == seat:
             assert sample.legal_actions() == state.legal_actions()
-        finish(sample, seed)
+        play_out(sample, random.Random(seed))
 
 
 @pytest.mark.parametrize("seed", range(40))

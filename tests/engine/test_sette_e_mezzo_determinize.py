@@ -9,7 +9,9 @@ import pytest
 import engine
 from engine.cards import ITALIAN_DECK
 
-from .determinize_checks import play_out, random_states, sample_summary, twins_sample_alike
+from .determinize_checks import (
+    play_out, random_states, sample_summary, samples_show_each_seat_its_view, twins_sample_alike,
+)
 
 GAME = engine.game("sette_e_mezzo")
 
@@ -27,11 +29,7 @@ STATES = random_states(GAME, 60, seed=11, options_for=_options, max_steps=40)
 
 
 def test_a_sample_shows_every_seat_exactly_its_own_view():
-    for k, state in enumerate(STATES):
-        for seat in range(state.players):
-            view = state.view(seat)
-            sample = GAME.determinize(view, random.Random(k))
-            assert sample.view(seat) == view
+    samples_show_each_seat_its_view(GAME, STATES)
 
 
 def test_a_sample_plays_to_the_end():

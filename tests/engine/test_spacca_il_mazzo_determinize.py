@@ -17,6 +17,8 @@ import pytest
 import engine
 from engine.cards import FRENCH_DECK, FRENCH_DECK_WITH_JOKERS, JOKERS
 
+from .determinize_checks import play_out
+
 GAME = engine.game("spacca_il_mazzo")
 ALL_CARDS = Counter(FRENCH_DECK_WITH_JOKERS) + Counter(FRENCH_DECK)
 
@@ -57,13 +59,6 @@ def mid_match(seed: int):
     return state, deck, options, actions
 
 
-def finish(state, seed: int) -> None:
-    rng = random.Random(seed)
-    while not state.is_over():
-        legal = state.legal_actions()
-        state.apply(legal[rng.randrange(len(legal))])
-
-
 @pytest.mark.parametrize("seed", range(40))
 def test_the_sample_shows_the_seat_exactly_its_view_and_plays_to_the_end(seed):
     state, _, _, _ = mid_match(seed)
@@ -72,7 +67,7 @@ def test_the_sample_shows_the_seat_exactly_its_view_and_plays_to_the_end(seed):
         sample = GAME.determinize(view, random.Random(seed * 10 + seat))
         assert sample.view(seat) == view
         assert sample.legal_actions() == state.legal_actions() or state.current_player() != seat
-        finish(sample, seed)
+        play_out(sample, random.Random(seed))
         assert sample.is_over()
 
 

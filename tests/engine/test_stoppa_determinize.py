@@ -9,7 +9,9 @@ import pytest
 import engine
 from engine.stoppa import CARD_VALUE, cards_in_use
 
-from .determinize_checks import play_out, random_states, sample_summary, twins_sample_alike
+from .determinize_checks import (
+    play_out, random_states, sample_summary, samples_show_each_seat_its_view, twins_sample_alike,
+)
 
 GAME = engine.game("stoppa")
 
@@ -29,11 +31,7 @@ def test_the_states_cover_every_phase():
 
 
 def test_a_sample_shows_every_seat_exactly_its_own_view():
-    for k, state in enumerate(STATES):
-        for seat in range(state.players):
-            view = state.view(seat)
-            sample = GAME.determinize(view, random.Random(k))
-            assert sample.view(seat) == view
+    samples_show_each_seat_its_view(GAME, STATES)
 
 
 def test_a_sample_respects_the_senza_announcements():
