@@ -15,6 +15,8 @@ import pytest
 import engine
 from engine.cards import FRENCH_DECK, FRENCH_DECK_WITH_JOKERS
 
+from .cardwalk import card_codes
+
 GAME = engine.game("spacca_il_mazzo")
 ALL_CARDS = Counter(FRENCH_DECK_WITH_JOKERS) + Counter(FRENCH_DECK)
 PLAYERS = (2, 3, 4)
@@ -113,19 +115,6 @@ def test_every_card_is_in_exactly_one_zone_at_every_step(players):
         play_out(players, seed, check_conservation, options)
 
 
-def card_codes(obj, out: set) -> set:
-    if isinstance(obj, str):
-        if obj in ALL_CARDS:
-            out.add(obj)
-    elif isinstance(obj, dict):
-        for value in obj.values():
-            card_codes(value, out)
-    elif isinstance(obj, list):
-        for value in obj:
-            card_codes(value, out)
-    return out
-
-
 class LeakChecker:
     """Tracks, from the true zones, which cards became public during the current game (on the
     pile, face-up, out, turned up from face-down, played from a hand, a rejected starting card).
@@ -169,7 +158,7 @@ class LeakChecker:
             known = set(self.public)
             if seat is not None:
                 known.update(zones["hands"][seat])
-            leaked = card_codes(state.view(seat), set()) & (secret - known)
+            leaked = card_codes(state.view(seat), frozenset(ALL_CARDS)) & (secret - known)
             assert not leaked, f"view({seat}) shows {sorted(leaked)}"
 
 

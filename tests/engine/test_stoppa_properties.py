@@ -10,6 +10,8 @@ import pytest
 import engine
 from engine import IllegalAction, InvalidOptions
 
+from .cardwalk import card_codes
+
 STOPPA = engine.game("stoppa")
 FULL_DECK = [r + s for s in "DCSB" for r in "A234567JNK"]
 CARD_SET = frozenset(FULL_DECK)
@@ -24,18 +26,6 @@ CONFIGS = [
     pytest.param(6, {}, id="6"),
     pytest.param(4, {"ante": 2, "side_ante": 2, "cip": 2, "max_bet": 7, "card_fee": 3}, id="4-money"),
 ]
-
-
-def card_codes(obj):
-    if isinstance(obj, str):
-        if obj in CARD_SET:
-            yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from card_codes(v)
-    elif isinstance(obj, (list, tuple)):
-        for v in obj:
-            yield from card_codes(v)
 
 
 def known_cards(state):
@@ -118,11 +108,11 @@ def _check_step(state, rng):
     start = max(i for i, e in enumerate(state.log) if e["type"] == "hand")
     for seat in range(state.players):
         seen = state.view(seat)
-        leaked = set(card_codes(seen)) - public - own[seat]
+        leaked = card_codes(seen, CARD_SET) - public - own[seat]
         assert not leaked, f"seat {seat} sees {leaked}"
         # the view's fast event filter agrees with the core's visibility records
         assert seen["events"] == state._events_for(seat, start)
-    leaked = set(card_codes(view)) - public
+    leaked = card_codes(view, CARD_SET) - public
     assert not leaked, f"a spectator sees {leaked}"
 
 
@@ -306,9 +296,9 @@ def test_a_view_shows_own_cards_counts_and_legal_actions_only_to_the_seat_to_act
     assert mine["legal_actions"] == state.legal_actions()
     other = state.view(1)
     assert "legal_actions" not in other
-    assert not set(mine["cards"]) & set(card_codes(other))
+    assert not set(mine["cards"]) & card_codes(other, CARD_SET)
     spectator = state.view(None)
-    assert "cards" not in spectator and not list(card_codes(spectator))
+    assert "cards" not in spectator and not card_codes(spectator, CARD_SET)
     with pytest.raises(ValueError):
         state.view(4)
 
