@@ -35,7 +35,7 @@ def wrap(mod, name, key):
     def g(*a, **k):
         t=time.perf_counter(); r=f(*a, **k); acc[key]=acc.get(key,0)+time.perf_counter()-t; return r
     setattr(mod,name,g)
-wrap(M,"matches_claim","claim"); wrap(P,"player_bot","bots"); wrap(R,"play_match","play"); wrap(M,"matches_record_results","record"); wrap(M,"round_close_if_done","close")
+wrap(M,"matches_claim","claim"); wrap(P,"player_bot","bots"); wrap(R,"play_match","play"); wrap(M,"matches_record_results","record"); wrap(M,"rounds_close","close")
 slug=f"ph-{time.time()}"
 t=tournament_create(name=slug, slug=slug, game="stoppa", table_size=4, format="round_robin", format_config={"cycles":4}, seed=7)
 for i in range(8): entry_add(tournament=t, player=builtin_bot_get_or_create(bot="heuristic", name=f"bench-heuristic-{i}"))

@@ -127,6 +127,10 @@ MATCH_FLUSH_SECONDS = float(os.environ.get("MATCH_FLUSH_SECONDS", "1.0"))
 # A worker that closes a round keeps the whole next round when, at the pace of its matches so
 # far, it would play it in less than this: sharing so short a round costs more than it saves.
 MATCH_SPLIT_SECONDS = float(os.environ.get("MATCH_SPLIT_SECONDS", "0.5"))
+# A bot round robin (rounds that do not depend on results) keeps this many matches made ahead
+# of those played, so workers never wait for a round to close; unset: two batches for each of
+# MATCH_BATCH_SPREAD workers; 0: one round at a time (tournaments.services.tournaments).
+ROUNDS_AHEAD_MATCHES = int(os.environ["ROUNDS_AHEAD_MATCHES"]) if os.environ.get("ROUNDS_AHEAD_MATCHES") else None
 # A match claimed this many times without a result (its worker died or it raised each time)
 # is left for an organiser to retry (POST /api/matches/{id}/retry/).
 MATCH_MAX_ATTEMPTS = int(os.environ.get("MATCH_MAX_ATTEMPTS", "3"))

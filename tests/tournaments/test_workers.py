@@ -106,13 +106,14 @@ def summary(tournament: Tournament):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_killed_worker_does_not_lose_or_double_a_match(settings):
+@pytest.mark.parametrize("format", ["swiss", "round_robin"])  # a round at a time; rounds made ahead
+def test_a_killed_worker_does_not_lose_or_double_a_match(settings, format):
     queue = f"resilience-{os.getpid()}"
     settings.MATCH_QUEUE = queue
     settings.MATCH_LEASE_SECONDS = LEASE
     players = bot_players(40)
     # 40 entrants at tables of 4: 10 tables a round, 20 rounds: 200 matches.
-    tournament = make_tournament(players, slug="kill-test", ladder_slug="kill-ladder", seed=2024,
+    tournament = make_tournament(players, slug="kill-test", ladder_slug="kill-ladder", seed=2024, format=format,
                                  format_config={"rounds": 20}, options={"hands": 2})
     names = [f"victim-{os.getpid()}@mazziere", f"survivor-{os.getpid()}@mazziere"]
     workers = [start_worker(name, queue) for name in names]
@@ -158,7 +159,7 @@ def test_a_killed_worker_does_not_lose_or_double_a_match(settings):
     sequences = list(RatingChange.objects.filter(ladder=tournament.ladder).order_by("sequence").values_list("sequence", flat=True))
     assert sequences == list(range(1, 801))
 
-    undisturbed = make_tournament(players, slug="calm-test", ladder_slug="calm-ladder", seed=2024,
+    undisturbed = make_tournament(players, slug="calm-test", ladder_slug="calm-ladder", seed=2024, format=format,
                                   format_config={"rounds": 20}, options={"hands": 2})
     play_out(undisturbed)
     assert summary(tournament) == summary(undisturbed)

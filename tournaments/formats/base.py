@@ -220,6 +220,10 @@ class Format:
     this class applies the ``duplicate`` option on the way in and out."""
 
     name = "format"
+    # Whether a round's tables depend on earlier results. A format that reads only who sat
+    # where (a round robin) says False, and the service may then make its rounds before the
+    # earlier ones are played, passing those with every seat tied (places 1, scores 0).
+    uses_results = True
     duplicate: bool = field(default=False, kw_only=True)
 
     def __post_init__(self) -> None:

@@ -57,6 +57,7 @@ class RoundRobin(Format):
     ``min_seats`` allows smaller tables instead of byes when the field does not divide."""
 
     name = "round_robin"
+    uses_results = False  # tables follow from earlier tables only: rounds can be made ahead
     seats: int = 2
     cycles: int = 1
     rounds: int | None = None

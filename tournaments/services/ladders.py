@@ -3,6 +3,7 @@ serialised step per ladder, and rebuilt from history on demand."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -53,20 +54,19 @@ def _rating_value(row: Rating) -> ratings.Rating:
     return ratings.Rating(mu=row.mu, sigma=row.sigma, games=row.games)
 
 
-def ladder_apply_round(*, ladder_id: int, rnd: Round) -> int:
-    """Rate a finished round's matches, in table order, serialised on the ladder's row.
-    Matches already rated on this ladder are skipped, so applying twice changes nothing.
-    Returns the number of matches rated. A few queries for the whole round: its seats, the
-    current ratings of its players, then the ledger and the ratings written in bulk."""
+def ladder_apply_rounds(*, ladder_id: int, rounds: Sequence[Round]) -> int:
+    """Rate finished rounds' matches, round by round and table by table, serialised on the
+    ladder's row. Matches already rated on this ladder are skipped, so applying twice changes
+    nothing. Returns the number of matches rated. A few queries however many rounds: their
+    seats, the current ratings of their players, then the ledger and the ratings in bulk."""
     ladder = RatingLadder.objects.select_for_update().get(pk=ladder_id)
-    tables: dict[tuple[int, int], dict[int, int]] = {}
-    for match_id, table, player_id, place in (
-        Seat.objects.filter(match__round=rnd, match__status=Match.Status.FINISHED)
+    tables: dict[tuple[int, int, int], dict[int, int]] = {}
+    for match_id, number, table, player_id, place in (
+        Seat.objects.filter(match__round__in=[rnd.pk for rnd in rounds], match__status=Match.Status.FINISHED)
         .exclude(match__rating_changes__ladder=ladder)  # rated already
-        .order_by("match__table", "position")
-        .values_list("match_id", "match__table", "player_id", "place")
+        .values_list("match_id", "match__round__number", "match__table", "player_id", "place")
     ):
-        tables.setdefault((table, match_id), {})[player_id] = place
+        tables.setdefault((number, table, match_id), {})[player_id] = place
     history = [(key, places) for key, places in tables.items() if len(places) >= 2]
     if not history:
         return 0
@@ -79,7 +79,7 @@ def ladder_apply_round(*, ladder_id: int, rnd: Round) -> int:
     _, ledger = ratings.replay_ladder(
         ladder_system(ladder), history, initial={player: _rating_value(row) for player, row in rows.items()}
     )
-    _write_ledger(ladder, [(rated.order_key[1], rated.changes) for rated in ledger], rows)
+    _write_ledger(ladder, [(rated.order_key[-1], rated.changes) for rated in ledger], rows)
     return len(ledger)
 
 

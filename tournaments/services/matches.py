@@ -9,6 +9,7 @@ bot matches the database round trips, not the cards, are what a match costs.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Count, F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -304,25 +305,24 @@ _MATCH_FIELDS = ["status", "finished_at", "lease_owner", "lease_expires_at", "re
 
 def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=None) -> dict[int, Match]:
     """:func:`match_record_result` for many matches in one transaction and a handful of
-    queries: the rounds are locked first, in id order (one round closes once, and two
-    recorders cannot deadlock), then the matches. A match already finished keeps its first
-    result. If any outcome is invalid nothing is recorded."""
+    queries: the matches are locked in id order (two recorders cannot deadlock), recorded,
+    then each tournament's finished rounds are closed (:func:`rounds_close`). A match already
+    finished keeps its first result. If any outcome is invalid nothing is recorded."""
     ids = [o.match_id for o in outcomes]
     if len(set(ids)) != len(ids):
         raise ServiceError("a batch names a match twice", "match")
     with transaction.atomic():
-        rounds = list(
-            Round.objects.select_for_update()
-            .filter(pk__in=Match.objects.filter(pk__in=ids).values("round_id")).order_by("pk")
-        )
-        matches = {m.pk: m for m in Match.objects.select_for_update().filter(pk__in=ids).order_by("pk")}
+        matches = {
+            m.pk: m
+            for m in Match.objects.select_for_update(of=("self",)).select_related("round")
+            .filter(pk__in=ids).order_by("pk")
+        }
         missing = set(ids) - set(matches)
         if missing:
             raise Match.DoesNotExist(f"no match {sorted(missing)}")
         seats: dict[int, list[Seat]] = {pk: [] for pk in ids}
         for seat in Seat.objects.filter(match_id__in=[pk for pk in ids if matches[pk].status != Match.Status.FINISHED]):
             seats[seat.match_id].append(seat)
-        round_tournament = {r.pk: r.tournament_id for r in rounds}
         now = timezone.now()
         seat_rows, results, audits, finished = [], [], [], []
         for outcome in outcomes:
@@ -350,7 +350,7 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
             finished.append(match)
             if forfeits:
                 audits.append(AuditEvent(
-                    tournament_id=round_tournament[match.round_id], match=match, actor=actor,
+                    tournament_id=match.round.tournament_id, match=match, actor=actor,
                     action="forfeit", detail={str(seat): reason for seat, (reason, _) in forfeits.items()},
                 ))
         if finished:
@@ -358,39 +358,51 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
             Result.objects.bulk_create(results)
             bulk_set(finished, _MATCH_FIELDS)
             AuditEvent.objects.bulk_create(audits)
-            for rnd in rounds:
-                round_close_if_done(rnd=rnd)
+            for tournament_id in sorted({m.round.tournament_id for m in finished}):
+                rounds_close(tournament_id=tournament_id)
         return matches
 
 
-def round_close_if_done(*, rnd: Round) -> bool:
-    """Close a round whose matches have all finished: ratings, then the next round. Call
-    with the round's row locked. Returns whether the round closed now."""
-    from .ladders import ladder_apply_round
+def rounds_close(*, tournament_id: int) -> list[Round]:
+    """Close the rounds whose matches have all finished, in round order, up to the first one
+    still being played: apply their ratings (round by round, table by table), then make the
+    next rounds or finish the tournament (:func:`rounds_top_up`). Serialised on the
+    tournament's row, so a round closes once; a round made ahead and played before an earlier
+    one waits for it, so ratings never depend on the order matches finished in. Call inside a
+    transaction; returns the rounds closed now."""
+    from .ladders import ladder_apply_rounds
     from .schedule import next_round_due
-    from .tournaments import round_create_next
+    from .tournaments import rounds_top_up
 
-    if rnd.status == Round.Status.FINISHED or rnd.matches.exclude(status=Match.Status.FINISHED).exists():
-        return False
-    rnd.status = Round.Status.FINISHED
-    rnd.finished_at = timezone.now()
-    rnd.save(update_fields=["status", "finished_at"])
-    tournament = Tournament.objects.select_for_update().get(pk=rnd.tournament_id)
+    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    playing = (
+        Round.objects.filter(tournament=tournament).exclude(status=Round.Status.FINISHED)
+        .annotate(unplayed=Count("matches", filter=Q(matches__status__in=[Match.Status.PENDING, Match.Status.RUNNING])))
+        .order_by("number")
+    )
+    closing = list(itertools.takewhile(lambda rnd: rnd.unplayed == 0, playing))
+    if not closing:
+        return []
+    now = timezone.now()
+    Round.objects.filter(pk__in=[rnd.pk for rnd in closing]).update(status=Round.Status.FINISHED, finished_at=now)
+    for rnd in closing:
+        rnd.status, rnd.finished_at = Round.Status.FINISHED, now
     if tournament.ladder_id is not None:
-        ladder_apply_round(ladder_id=tournament.ladder_id, rnd=rnd)
+        ladder_apply_rounds(ladder_id=tournament.ladder_id, rounds=closing)
     # A periodic tournament (a league division) opens its next round when it is due; the
     # periodic tick does it then.
     if tournament.status == Tournament.Status.RUNNING and next_round_due(tournament):
-        round_create_next(tournament=tournament)
-    return True
+        rounds_top_up(tournament=tournament)
+    return closing
 
 
 def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
     """Give back matches whose worker died (lease run out) and re-dispatch bot matches that
-    nobody has claimed for a while (a lost message). A match already claimed
-    MATCH_MAX_ATTEMPTS times is given back but not sent again: it is logged in the audit
-    ("match_failed") and waits for :func:`match_retry`, so a match that kills or breaks its
-    worker every time does not do so for ever. Returns the ids dispatched."""
+    nobody has claimed for a while, in a tournament where no match has started for as long
+    (a lost message). A match already claimed MATCH_MAX_ATTEMPTS times is given back but not
+    sent again: it is logged in the audit ("match_failed") and waits for :func:`match_retry`,
+    so a match that kills or breaks its worker every time does not do so for ever. Returns
+    the ids dispatched."""
     now = timezone.now()
     stale_after = lease_seconds() if stale_after is None else stale_after
     limit = max_attempts()
@@ -417,6 +429,10 @@ def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
                 round__tournament__status=Tournament.Status.RUNNING,
                 round__created_at__lt=now - timedelta(seconds=stale_after),
             )
+            # Rounds made ahead wait in the queue behind earlier ones: a tournament whose
+            # workers started a match lately is moving, and its messages are not lost.
+            .exclude(round__tournament__in=Tournament.objects.filter(
+                rounds__matches__started_at__gte=now - timedelta(seconds=stale_after)))
             .exclude(seats__player__kind=Player.Kind.PERSON)
             .values_list("pk", flat=True)
         )

@@ -6,6 +6,7 @@ import dataclasses
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -203,25 +204,34 @@ def active_entrants(tournament: Tournament) -> list[int]:
     )
 
 
-def round_history(tournament: Tournament) -> list[formats.RoundResult]:
+def round_history(tournament: Tournament, *, open_rounds: bool = False) -> list[formats.RoundResult]:
     """Finished rounds as the formats see them: seats, places and scores of every table, in
-    the order the rounds and tables were made (elimination reads its seeding back from it)."""
-    finished = list(
-        tournament.rounds.filter(status=Round.Status.FINISHED).order_by("number").values_list("pk", "number", "byes")
-    )
+    the order the rounds and tables were made (elimination reads its seeding back from it).
+
+    With ``open_rounds``, rounds still being played come too, every seat of their tables tied
+    (place 1, score 0): for a format that does not read results (``uses_results``), which may
+    then make rounds ahead."""
+    rounds = tournament.rounds.order_by("number")
+    if not open_rounds:
+        rounds = rounds.filter(status=Round.Status.FINISHED)
+    made = list(rounds.values_list("pk", "number", "byes", "status"))
     seats = (
-        Seat.objects.filter(match__round__in=[pk for pk, _, _ in finished])
+        Seat.objects.filter(match__round__in=[pk for pk, *_ in made])
         .order_by("match__round__number", "match__table", "position")
         .values_list("match__round_id", "match_id", "player_id", "place", "score")
     )
-    tables: dict[int, list[formats.TableResult]] = {pk: [] for pk, _, _ in finished}
+    finished = {pk for pk, _, _, status in made if status == Round.Status.FINISHED}
+    tables: dict[int, list[formats.TableResult]] = {pk: [] for pk, *_ in made}
     rows: list[tuple] = []
 
     def flush() -> None:
         if rows:
+            played = rows[0][0] in finished
             tables[rows[0][0]].append(
                 formats.TableResult(
-                    seats=tuple(r[2] for r in rows), places=tuple(r[3] for r in rows), scores=tuple(r[4] for r in rows)
+                    seats=tuple(r[2] for r in rows),
+                    places=tuple(r[3] if played else 1 for r in rows),
+                    scores=tuple(r[4] if played else 0 for r in rows),
                 )
             )
             rows.clear()
@@ -231,12 +241,13 @@ def round_history(tournament: Tournament) -> list[formats.RoundResult]:
             flush()
         rows.append(row)
     flush()
-    return [formats.RoundResult(number=n, tables=tuple(tables[pk]), byes=tuple(byes)) for pk, n, byes in finished]
+    return [formats.RoundResult(number=n, tables=tuple(tables[pk]), byes=tuple(byes)) for pk, n, byes, _ in made]
 
 
 @transaction.atomic
 def tournament_start(*, tournament: Tournament, actor=None) -> Tournament:
-    """Close registration and make round 1."""
+    """Close registration and make round 1 (and, where rounds do not depend on results, the
+    rounds after it that :func:`rounds_ahead` allows)."""
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
         raise ServiceError(f"the tournament is already {tournament.status}", "status")
@@ -252,62 +263,123 @@ def tournament_start(*, tournament: Tournament, actor=None) -> Tournament:
     return tournament
 
 
-def round_create_next(*, tournament: Tournament) -> Round | None:
-    """Ask the format for the next round and make its matches; finish the tournament when the
-    format has no more. Call inside a transaction holding the tournament's row."""
+def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entrants: list[int] | None = None) -> int:
+    """How many matches not yet played a tournament keeps made ahead: 0 (one round at a time)
+    unless its format's rounds do not depend on results (a round robin), every entrant is a
+    bot and rounds follow one another at once. Then ROUNDS_AHEAD_MATCHES (default: two
+    batches for each of MATCH_BATCH_SPREAD workers), so workers go from one round to the next
+    without waiting for the round to close, and make and record rounds several at a time.
+
+    Rounds made ahead are made with the field of the time: a withdrawal or disqualification
+    counts from the first round made after it."""
+    fmt = fmt or _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    if fmt.uses_results or tournament.round_interval is not None:
+        return 0
+    entrants = active_entrants(tournament) if entrants is None else entrants
+    if Player.objects.filter(pk__in=entrants).exclude(kind=Player.Kind.BOT).exists():
+        return 0  # people are told their tables a round at a time
+    configured = getattr(settings, "ROUNDS_AHEAD_MATCHES", None)
+    if configured is not None:
+        return max(0, int(configured))
+    return 2 * int(getattr(settings, "MATCH_BATCH_SIZE", 20)) * max(1, int(getattr(settings, "MATCH_BATCH_SPREAD", 4)))
+
+
+def open_matches(tournament: Tournament) -> int:
+    return Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.FINISHED).count()
+
+
+def rounds_top_up(*, tournament: Tournament) -> list[Round]:
+    """After rounds closed: make the next round when none is open, or, for a tournament that
+    makes rounds ahead, more rounds once half of those made ahead are played; finish the
+    tournament when the format has no more and every round is over. Call inside a
+    transaction holding the tournament's row."""
+    if tournament.status != Tournament.Status.RUNNING:
+        return []
     fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    entrants = active_entrants(tournament)
+    if open_matches(tournament) > rounds_ahead(tournament, fmt, entrants) // 2:
+        return []
+    return round_create_next(tournament=tournament, fmt=fmt, entrants=entrants)
+
+
+def round_create_next(*, tournament: Tournament, fmt: formats.Format | None = None,
+                      entrants: list[int] | None = None) -> list[Round]:
+    """Ask the format for the next round and make its matches; for a tournament that makes
+    rounds ahead (:func:`rounds_ahead`), go on until that many matches are open. Finish the
+    tournament when the format has no more and no round is open. Returns the rounds made.
+    Call inside a transaction holding the tournament's row."""
+    fmt = fmt or _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    entrants = active_entrants(tournament) if entrants is None else entrants
+    ahead = rounds_ahead(tournament, fmt, entrants)
+    history = round_history(tournament, open_rounds=bool(ahead))
+    number = tournament.rounds.count() + 1
+    waiting = open_matches(tournament) if ahead else 0
+    planned_rounds: list[formats.Round] = []
     while True:
-        number = tournament.rounds.count() + 1
         rng = derive_rng(tournament.seed, "round", number)
-        planned = fmt.next_round(active_entrants(tournament), round_history(tournament), rng)
+        planned = fmt.next_round(entrants, history, rng)
         if planned is None:
-            tournament_finish(tournament=tournament)
-            return None
-        rnd = _round_create(tournament, number, planned)
-        if planned.tables:
-            return rnd
+            break
+        planned = dataclasses.replace(planned, number=number)
+        planned_rounds.append(planned)
+        history.append(formats.RoundResult(
+            number=number, byes=planned.byes,
+            tables=tuple(formats.TableResult(seats=t.seats, places=(1,) * len(t.seats), scores=(0,) * len(t.seats))
+                         for t in planned.tables),
+        ))
+        number += 1
+        waiting += len(planned.tables)
         # A round of byes only (double elimination keeps its round numbers in step this
-        # way): it is over as soon as it is made.
-        rnd.status = Round.Status.FINISHED
-        rnd.finished_at = timezone.now()
-        rnd.save(update_fields=["status", "finished_at"])
+        # way) is over as soon as it is made: go on to the next.
+        if planned.tables and waiting >= ahead:
+            break
+    made = _rounds_create(tournament, planned_rounds)
+    if not any(p.tables for p in planned_rounds) and not tournament.rounds.exclude(status=Round.Status.FINISHED).exists():
+        tournament_finish(tournament=tournament)
+    return made
 
 
-def _round_create(tournament: Tournament, number: int, planned: formats.Round) -> Round:
-    rnd = Round.objects.create(
-        tournament=tournament, number=number, notes=list(planned.notes), byes=list(planned.byes)
+def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) -> list[Round]:
+    """The rounds, their tables and seats, four INSERTs however many rounds (PostgreSQL and
+    SQLite >= 3.35 return the new ids); then the bot matches are dispatched, together."""
+    if not planned_rounds:
+        return []
+    now = timezone.now()
+    rounds = Round.objects.bulk_create(
+        Round(tournament=tournament, number=planned.number, notes=list(planned.notes), byes=list(planned.byes),
+              **({} if planned.tables else {"status": Round.Status.FINISHED, "finished_at": now}))
+        for planned in planned_rounds
     )
     people = set(
-        Player.objects.filter(pk__in={p for table in planned.tables for p in table.seats})
+        Player.objects.filter(pk__in={p for planned in planned_rounds for table in planned.tables for p in table.seats})
         .exclude(kind=Player.Kind.BOT).values_list("pk", flat=True)
     )
-    matches = []
-    for index, table in enumerate(planned.tables, start=1):
-        # Duplicate play: tables with one deal key share the seed, so they share the cards.
-        if table.deal is not None:
-            seed = derive_seed(tournament.seed, "round", number, "deal", table.deal)
-        else:
-            seed = derive_seed(tournament.seed, "round", number, "table", index)
-        matches.append(Match(
-            round=rnd, table=index, seed=seed, deal=table.deal, notes=list(table.notes),
-            scheduled_at=tournament.starts_at if number == 1 else None,
-        ))
-    # One INSERT for the tables and one for their seats (PostgreSQL and SQLite >= 3.35 return
-    # the new ids).
+    matches, tables = [], []
+    for rnd, planned in zip(rounds, planned_rounds):
+        for index, table in enumerate(planned.tables, start=1):
+            # Duplicate play: tables with one deal key share the seed, so they share the cards.
+            if table.deal is not None:
+                seed = derive_seed(tournament.seed, "round", rnd.number, "deal", table.deal)
+            else:
+                seed = derive_seed(tournament.seed, "round", rnd.number, "table", index)
+            matches.append(Match(
+                round=rnd, table=index, seed=seed, deal=table.deal, notes=list(table.notes),
+                scheduled_at=tournament.starts_at if rnd.number == 1 else None,
+            ))
+            tables.append(table)
     Match.objects.bulk_create(matches)
     Seat.objects.bulk_create(
         Seat(match=match, position=pos, player_id=pid)
-        for match, table in zip(matches, planned.tables)
+        for match, table in zip(matches, tables)
         for pos, pid in enumerate(table.seats)
     )
-    bot_matches = [
-        match.pk for match, table in zip(matches, planned.tables)
-        if people.isdisjoint(table.seats)
-    ]
-    AuditEvent.objects.create(tournament=tournament, action="round_made",
-                              detail={"round": number, "tables": len(planned.tables), "byes": list(planned.byes)})
-    dispatch_matches(bot_matches)
-    return rnd
+    AuditEvent.objects.bulk_create(
+        AuditEvent(tournament=tournament, action="round_made",
+                   detail={"round": planned.number, "tables": len(planned.tables), "byes": list(planned.byes)})
+        for planned in planned_rounds
+    )
+    dispatch_matches(match.pk for match, table in zip(matches, tables) if people.isdisjoint(table.seats))
+    return rounds
 
 
 def tournament_finish(*, tournament: Tournament) -> Tournament:

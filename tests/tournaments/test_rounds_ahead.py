@@ -1,0 +1,165 @@
+"""Rounds made ahead: a bot round robin does not wait for a round to close before the next is
+made and played, yet its schedule, standings and ratings are those of one round at a time,
+whatever order its matches finish in."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tournaments import selectors
+from tournaments.models import Match, Player, Rating, RatingChange, Round, Tournament
+from tournaments.services.dispatch import held
+from tournaments.services.matches import match_play, matches_reclaim, pending_bot_matches
+from tournaments.services.players import player_create
+from tournaments.services.tournaments import entry_withdraw, rounds_ahead, tournament_start
+
+from .helpers import bot_players, make_tournament
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+# Six bots at tables of two, two cycles: 10 rounds of 3 matches.
+ROUND_ROBIN = {"game": "piazza", "format": "round_robin", "format_config": {"cycles": 2}, "table_size": 2, "options": {}}
+
+
+def _schedule(tournament):
+    return [
+        (number, table, tuple(seats))
+        for number, table, seats in (
+            (m.round.number, m.table, [s.player_id for s in sorted(m.seats.all(), key=lambda s: s.position)])
+            for m in Match.objects.filter(round__tournament=tournament).select_related("round").prefetch_related("seats")
+            .order_by("round__number", "table")
+        )
+    ]
+
+
+def _summary(tournament):
+    standings = [(line.player.pk, line.rank, line.match_points, line.game_score, line.tiebreaks)
+                 for line in selectors.tournament_standings(tournament)]
+    ratings = sorted(Rating.objects.filter(ladder=tournament.ladder).values_list("player_id", "mu", "sigma", "games"))
+    ledger = list(RatingChange.objects.filter(ladder=tournament.ladder).order_by("sequence")
+                  .values_list("match__round__number", "match__table", "player_id", "after_mu"))
+    records = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
+                   .values_list("record", flat=True))
+    return _schedule(tournament), standings, ratings, ledger, records
+
+
+def _open_rounds(tournament):
+    return list(tournament.rounds.exclude(status=Round.Status.FINISHED).order_by("number").values_list("number", flat=True))
+
+
+def test_a_bot_round_robin_played_ahead_and_backwards_ends_as_one_played_a_round_at_a_time(settings):
+    players = bot_players(6)
+    settings.ROUNDS_AHEAD_MATCHES = 0
+    calm = make_tournament(players, slug="calm", ladder_slug="calm-ladder", **ROUND_ROBIN)
+    with held():
+        tournament_start(tournament=calm)
+        assert _open_rounds(calm) == [1]
+        while pending := pending_bot_matches(calm):
+            rounds_pending = set(Match.objects.filter(pk__in=pending).values_list("round__number", flat=True))
+            assert [*rounds_pending] == _open_rounds(calm)  # one round at a time
+            for match_id in pending:
+                match_play(match_id=match_id, owner="calm")
+    calm.refresh_from_db()
+    assert calm.status == Tournament.Status.FINISHED
+
+    settings.ROUNDS_AHEAD_MATCHES = 8
+    ahead = make_tournament(players, slug="ahead", ladder_slug="ahead-ladder", **ROUND_ROBIN)
+    most_open = 0
+    with held():
+        tournament_start(tournament=ahead)
+        # Rounds of three matches until at least eight are waiting.
+        assert _open_rounds(ahead) == [1, 2, 3]
+        while pending := pending_bot_matches(ahead):
+            most_open = max(most_open, len(_open_rounds(ahead)))
+            # The latest round first: later rounds finish before earlier ones and wait for them.
+            for match_id in reversed(pending):
+                match_play(match_id=match_id, owner="ahead")
+    ahead.refresh_from_db()
+    assert ahead.status == Tournament.Status.FINISHED
+    assert most_open > 1
+    assert _summary(ahead) == _summary(calm)
+
+
+def test_a_round_played_before_the_one_ahead_of_it_waits_for_it_to_close(settings):
+    settings.ROUNDS_AHEAD_MATCHES = 8
+    tournament = make_tournament(bot_players(6), slug="order", **ROUND_ROBIN)
+    with held():
+        tournament_start(tournament=tournament)
+        second = Match.objects.filter(round__tournament=tournament, round__number=2)
+        for match in second:
+            match_play(match_id=match.pk, owner="w")
+        # Round 2 is played, but round 1 is not: round 2 is neither closed nor rated.
+        assert _open_rounds(tournament) == [1, 2, 3]
+        assert not RatingChange.objects.filter(ladder=tournament.ladder).exists()
+        for match in Match.objects.filter(round__tournament=tournament, round__number=1):
+            match_play(match_id=match.pk, owner="w")
+    # Closing round 1 closed round 2 after it, and rated round 1's matches first.
+    rounds = [n for n, in RatingChange.objects.filter(ladder=tournament.ladder).order_by("sequence")
+              .values_list("match__round__number")]
+    assert rounds == [1] * 6 + [2] * 6
+    assert Round.objects.get(tournament=tournament, number=2).status == Round.Status.FINISHED
+    # Four of the nine matches made ahead were left: more rounds were made.
+    assert _open_rounds(tournament)[0] == 3 and len(_open_rounds(tournament)) >= 2
+
+
+def test_rounds_are_made_one_at_a_time_where_results_or_people_decide(settings):
+    settings.ROUNDS_AHEAD_MATCHES = 8
+    swiss = make_tournament(bot_players(6), slug="swiss", game="piazza", table_size=2, options={}, format_config={"rounds": 3})
+    person = player_create(name="Nonna Pina", kind=Player.Kind.PERSON)
+    with_people = make_tournament(bot_players(5) + [person], slug="people", ladder_slug="people-ladder", **ROUND_ROBIN)
+    timed = make_tournament(bot_players(6, prefix="timed"), slug="timed", ladder_slug="timed-ladder",
+                            round_interval=timedelta(days=7), **ROUND_ROBIN)
+    bots_only = make_tournament(bot_players(6, prefix="fast"), slug="fast", ladder_slug="fast-ladder", **ROUND_ROBIN)
+    with held():
+        for tournament in (swiss, with_people, timed, bots_only):
+            tournament_start(tournament=tournament)
+    assert [rounds_ahead(t) for t in (swiss, with_people, timed, bots_only)] == [0, 0, 0, 8]
+    assert [len(_open_rounds(t)) for t in (swiss, with_people, timed, bots_only)] == [1, 1, 1, 3]
+
+
+def test_a_withdrawal_counts_from_the_first_round_made_after_it(settings):
+    settings.ROUNDS_AHEAD_MATCHES = 8
+    players = bot_players(6)
+    tournament = make_tournament(players, slug="withdraw", **ROUND_ROBIN)
+    with held():
+        tournament_start(tournament=tournament)
+        entry_withdraw(entry=tournament.entries.get(player=players[0]))
+        while pending := pending_bot_matches(tournament):
+            for match_id in pending:
+                match_play(match_id=match_id, owner="w")
+    tournament.refresh_from_db()
+    assert tournament.status == Tournament.Status.FINISHED
+    seated: dict[int, set[int]] = {}
+    for number, _, seats in _schedule(tournament):
+        seated.setdefault(number, set()).update(seats)
+    assert all(players[0].pk in seated[n] for n in (1, 2, 3))  # made before the withdrawal
+    assert all(players[0].pk not in seated[n] for n in range(4, 11))
+    # Its opponents in the later rounds have a bye instead.
+    assert all(len(Round.objects.get(tournament=tournament, number=n).byes) == 1 for n in range(4, 11))
+
+
+def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings):
+    """Reclaim re-sends a long-pending match only when its tournament has stalled (no match
+    started lately: its message was lost), not while rounds made ahead wait their turn."""
+    settings.ROUNDS_AHEAD_MATCHES = 8
+    moving = make_tournament(bot_players(6), slug="moving", ladder_slug="moving-ladder", **ROUND_ROBIN)
+    stalled = make_tournament(bot_players(6, prefix="stalled"), slug="stalled", ladder_slug="stalled-ladder", **ROUND_ROBIN)
+    with held():
+        tournament_start(tournament=moving)
+        tournament_start(tournament=stalled)
+    long_ago = timezone.now() - timedelta(minutes=10)
+    Round.objects.update(created_at=long_ago)
+    first = pending_bot_matches(moving)[0]
+    Match.objects.filter(pk=first).update(status=Match.Status.RUNNING, lease_owner="w", started_at=timezone.now(),
+                                          lease_expires_at=timezone.now() + timedelta(minutes=5))
+    with held() as sent:
+        matches_reclaim(stale_after=60)
+    assert sent == pending_bot_matches(stalled) and len(sent) == 9
+
+    Match.objects.filter(pk=first).update(started_at=long_ago)
+    with held() as sent:
+        matches_reclaim(stale_after=60)
+    assert set(sent) == set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving))
