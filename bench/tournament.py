@@ -73,6 +73,10 @@ def main() -> None:
     os.environ.setdefault("SECRET_KEY", "bench-only-not-secret")
     queue = f"bench-{os.getpid()}"
     os.environ["MATCH_QUEUE"] = queue
+    # Spread each round over as many tasks as there are worker processes, and no more: the
+    # batches are then as large as the round allows (tournaments/services/dispatch.py). Set
+    # before Django reads its settings: this process makes the first rounds and sends them.
+    os.environ["MATCH_BATCH_SPREAD"] = str(args.workers)
     ensure_database(os.environ["DATABASE_URL"])
 
     import django
@@ -92,9 +96,6 @@ def main() -> None:
     from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
     workers = []
-    # Spread each round over as many tasks as there are worker processes, and no more: the
-    # batches are then as large as the round allows (tournaments/services/dispatch.py).
-    os.environ["MATCH_BATCH_SPREAD"] = str(args.workers)
     env = dict(os.environ, DATABASE_CONN_MAX_AGE="60")
     for i in range(args.workers):
         workers.append(subprocess.Popen(

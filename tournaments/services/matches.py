@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, Tournament
 
-from .bulk import bulk_set
+from .bulk import bulk_set, bulk_set_rows
 from .dispatch import dispatch_matches, keep_one_batch
 from .errors import ServiceError
 from .seeds import derive_seed
@@ -320,9 +320,12 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
         missing = set(ids) - set(matches)
         if missing:
             raise Match.DoesNotExist(f"no match {sorted(missing)}")
-        seats: dict[int, list[Seat]] = {pk: [] for pk in ids}
-        for seat in Seat.objects.filter(match_id__in=[pk for pk in ids if matches[pk].status != Match.Status.FINISHED]):
-            seats[seat.match_id].append(seat)
+        # (seat id, position) of each match to record: written back as plain rows, no instances.
+        seats: dict[int, list[tuple[int, int]]] = {pk: [] for pk in ids}
+        for seat_id, match_id, position in Seat.objects.filter(
+            match_id__in=[pk for pk in ids if matches[pk].status != Match.Status.FINISHED]
+        ).values_list("pk", "match_id", "position"):
+            seats[match_id].append((seat_id, position))
         now = timezone.now()
         seat_rows, results, audits, finished = [], [], [], []
         for outcome in outcomes:
@@ -331,16 +334,13 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
                 continue
             _check_result(match, outcome.scores, outcome.places, len(seats[match.pk]))
             forfeits = outcome.forfeits or {}
-            for seat in seats[match.pk]:
-                i = seat.position
-                seat.score = outcome.scores[i]
-                seat.place = outcome.places[i]
+            for seat_id, i in seats[match.pk]:
                 reason, detail = forfeits.get(i, ("", ""))
-                seat.forfeit_reason = reason[:40]
-                seat.forfeit_detail = detail[:4000]
-                seat.decisions = outcome.decisions[i] if outcome.decisions else 0
-                seat.think_seconds = outcome.think_seconds[i] if outcome.think_seconds else 0.0
-                seat_rows.append(seat)
+                seat_rows.append((
+                    seat_id, outcome.scores[i], outcome.places[i], reason[:40], detail[:4000],
+                    outcome.decisions[i] if outcome.decisions else 0,
+                    outcome.think_seconds[i] if outcome.think_seconds else 0.0,
+                ))
             results.append(Result(match=match, scores=outcome.scores, places=outcome.places, source=source))
             match.status = Match.Status.FINISHED
             match.finished_at = now
@@ -354,7 +354,7 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
                     action="forfeit", detail={str(seat): reason for seat, (reason, _) in forfeits.items()},
                 ))
         if finished:
-            bulk_set(seat_rows, _SEAT_FIELDS)
+            bulk_set_rows(Seat, _SEAT_FIELDS, seat_rows)
             Result.objects.bulk_create(results)
             bulk_set(finished, _MATCH_FIELDS)
             AuditEvent.objects.bulk_create(audits)
@@ -380,6 +380,7 @@ def rounds_close(*, tournament_id: int) -> list[Round]:
         .annotate(unplayed=Count("matches", filter=Q(matches__status__in=[Match.Status.PENDING, Match.Status.RUNNING])))
         .order_by("number")
     )
+    playing = list(playing)
     closing = list(itertools.takewhile(lambda rnd: rnd.unplayed == 0, playing))
     if not closing:
         return []
@@ -392,7 +393,7 @@ def rounds_close(*, tournament_id: int) -> list[Round]:
     # A periodic tournament (a league division) opens its next round when it is due; the
     # periodic tick does it then.
     if tournament.status == Tournament.Status.RUNNING and next_round_due(tournament):
-        rounds_top_up(tournament=tournament)
+        rounds_top_up(tournament=tournament, waiting=sum(rnd.unplayed for rnd in playing[len(closing):]))
     return closing
 
 

@@ -278,6 +278,10 @@ def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entr
     entrants = active_entrants(tournament) if entrants is None else entrants
     if Player.objects.filter(pk__in=entrants).exclude(kind=Player.Kind.BOT).exists():
         return 0  # people are told their tables a round at a time
+    return _ahead_matches()
+
+
+def _ahead_matches() -> int:
     configured = getattr(settings, "ROUNDS_AHEAD_MATCHES", None)
     if configured is not None:
         return max(0, int(configured))
@@ -288,16 +292,20 @@ def open_matches(tournament: Tournament) -> int:
     return Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.FINISHED).count()
 
 
-def rounds_top_up(*, tournament: Tournament) -> list[Round]:
+def rounds_top_up(*, tournament: Tournament, waiting: int | None = None) -> list[Round]:
     """After rounds closed: make the next round when none is open, or, for a tournament that
     makes rounds ahead, more rounds once half of those made ahead are played; finish the
-    tournament when the format has no more and every round is over. Call inside a
-    transaction holding the tournament's row."""
+    tournament when the format has no more and every round is over. ``waiting``: the matches
+    still to play, when the caller knows. Call inside a transaction holding the tournament's
+    row."""
     if tournament.status != Tournament.Status.RUNNING:
         return []
+    waiting = open_matches(tournament) if waiting is None else waiting
+    if waiting > _ahead_matches() // 2:
+        return []  # enough made ahead whatever the format: no need to ask
     fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
     entrants = active_entrants(tournament)
-    if open_matches(tournament) > rounds_ahead(tournament, fmt, entrants) // 2:
+    if waiting > rounds_ahead(tournament, fmt, entrants) // 2:
         return []
     return round_create_next(tournament=tournament, fmt=fmt, entrants=entrants)
 
