@@ -124,6 +124,10 @@ MATCH_QUEUE = os.environ.get("MATCH_QUEUE", "celery")
 MATCH_BATCH_SIZE = int(os.environ.get("MATCH_BATCH_SIZE", "20"))
 MATCH_BATCH_SPREAD = int(os.environ.get("MATCH_BATCH_SPREAD", "4"))
 MATCH_FLUSH_SECONDS = float(os.environ.get("MATCH_FLUSH_SECONDS", "1.0"))
+# A worker sending matches it knows the pace of (those of rounds it made) sends batches of
+# MATCH_BATCH_SECONDS of play, at least MATCH_BATCH_SIZE and at most MATCH_BATCH_MAX matches.
+MATCH_BATCH_SECONDS = float(os.environ.get("MATCH_BATCH_SECONDS", "1.0"))
+MATCH_BATCH_MAX = int(os.environ.get("MATCH_BATCH_MAX", "200"))
 # A worker that closes a round keeps the whole next round when, at the pace of its matches so
 # far, it would play it in less than this: sharing so short a round costs more than it saves.
 MATCH_SPLIT_SECONDS = float(os.environ.get("MATCH_SPLIT_SECONDS", "0.5"))

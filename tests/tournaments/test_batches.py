@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from tournaments import selectors
 from tournaments.models import Match, Rating, Result, Seat
 from tournaments.services import ServiceError
-from tournaments.services.dispatch import batches, held
+from tournaments.services.dispatch import batch_size, batches, held, keep_one_batch
 from tournaments.services.matches import (
     Outcome, match_claim, match_play_batch, match_record_result, matches_record_results, pending_bot_matches,
 )
@@ -189,3 +189,17 @@ def test_a_round_of_short_matches_is_kept_whole_by_the_worker_that_made_it(setti
     settings.MATCH_SPLIT_SECONDS = 60.0  # random bots' 2-hand matches take milliseconds
     tournament, _, _, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
     assert tournament.status == "finished" and sent == []
+
+
+def test_a_worker_that_knows_its_matches_are_short_sends_them_in_larger_batches(settings):
+    settings.MATCH_BATCH_SIZE = 20
+    settings.MATCH_BATCH_SECONDS = 1.0
+    settings.MATCH_BATCH_MAX = 200
+    assert batch_size() == 20  # no pace known (a tournament's start, an API call)
+    with keep_one_batch(match_seconds=0.02):
+        assert batch_size() == 50  # a second of 20 ms matches
+        assert batches(list(range(100)), size=batch_size(), spread=2) == [list(range(50)), list(range(50, 100))]
+    with keep_one_batch(match_seconds=0.001):
+        assert batch_size() == 200  # capped
+    with keep_one_batch(match_seconds=2.0):
+        assert batch_size() == 20  # long matches keep the default, shared among the workers

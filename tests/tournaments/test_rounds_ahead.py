@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from tournaments import selectors
 from tournaments.models import Match, Player, Rating, RatingChange, Round, Tournament
-from tournaments.services.dispatch import held
+from tournaments.services.dispatch import held, keep_one_batch
 from tournaments.services.matches import match_play, matches_reclaim, pending_bot_matches
 from tournaments.services.players import player_create
 from tournaments.services.tournaments import entry_withdraw, rounds_ahead, tournament_start
@@ -163,3 +163,13 @@ def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings):
     with held() as sent:
         matches_reclaim(stale_after=60)
     assert set(sent) == set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving))
+
+
+def test_a_worker_playing_short_matches_keeps_more_made_ahead(settings):
+    settings.ROUNDS_AHEAD_MATCHES = None  # the default: two batches per worker
+    settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_SPREAD = 20, 2
+    settings.MATCH_BATCH_SECONDS, settings.MATCH_BATCH_MAX = 1.0, 200
+    tournament = make_tournament(bot_players(6), slug="pace", **ROUND_ROBIN)
+    assert rounds_ahead(tournament) == 2 * 20 * 2
+    with keep_one_batch(match_seconds=0.01):  # batches of a second: 100 matches
+        assert rounds_ahead(tournament) == 2 * 100 * 2

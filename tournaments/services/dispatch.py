@@ -1,7 +1,8 @@
 """Handing bot matches to the Celery workers once the transaction that made them commits.
 
 Matches go out in batches, one task each (``play_matches``): a task's claim and its results
-cost a few queries whatever its size, so short bot matches are cheap to run in bulk. A round
+cost a few queries whatever its size, so short bot matches are cheap to run in bulk, and a
+worker that knows its matches are short sends larger batches (``batch_size``). A round
 is still spread over at least MATCH_BATCH_SPREAD tasks (when it has that many matches), so
 that as many worker processes share it, unless the worker that made it has seen matches so
 short that it would play the whole round in under MATCH_SPLIT_SECONDS: then it keeps it all.
@@ -37,6 +38,20 @@ def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
     return out
 
 
+def batch_size() -> int:
+    """Matches per task: MATCH_BATCH_SIZE; or, sent by a worker that knows how long its matches
+    take (it is closing rounds it played), as many as it plays in MATCH_BATCH_SECONDS, up to
+    MATCH_BATCH_MAX. A batch's claim, flushes and round closes cost about the same whatever
+    its size, so short matches go in large batches; long ones keep the small default, which
+    shares them among the workers."""
+    size = int(getattr(settings, "MATCH_BATCH_SIZE", 20))
+    pace = _pace.get()
+    if pace:
+        by_time = int(float(getattr(settings, "MATCH_BATCH_SECONDS", 1.0)) / pace)
+        size = max(size, min(int(getattr(settings, "MATCH_BATCH_MAX", 200)), by_time))
+    return size
+
+
 def dispatch_matches(match_ids: Iterable[int]) -> None:
     """Enqueue ``play_matches`` for the matches, in batches, after the current transaction
     commits (never before: a worker must find the rows). Inside :func:`held`, collect them
@@ -57,7 +72,7 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
         # The worker keeping a batch would play the whole round before another worker could
         # take a share and record it: splitting would only add claims, flushes and waits.
         spread = 1
-    chunks = batches(ids, size=int(getattr(settings, "MATCH_BATCH_SIZE", 20)), spread=spread)
+    chunks = batches(ids, size=batch_size(), spread=spread)
     if kept is not None:
         kept.extend(chunks.pop(0))
 

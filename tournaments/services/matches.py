@@ -82,14 +82,22 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
     Match.DoesNotExist."""
     with transaction.atomic():
         matches = list(
-            Match.objects.select_for_update(of=("self",)).select_related("round__tournament")
+            Match.objects.select_for_update(of=("self",)).select_related("round")
             .filter(pk__in=match_ids).order_by("pk")
         )
         missing = set(match_ids) - {m.pk for m in matches}
         if missing:
             raise Match.DoesNotExist(f"no match {sorted(missing)}")
+        # A batch's matches share a few tournaments and players: each is loaded once, not once
+        # per match or seat (a batch of short matches can hold hundreds).
+        tournaments = Tournament.objects.in_bulk({m.round.tournament_id for m in matches})
+        for match in matches:
+            match.round.tournament = tournaments[match.round.tournament_id]
         seats: dict[int, list[Seat]] = {m.pk: [] for m in matches}
-        for seat in Seat.objects.filter(match__in=matches).select_related("player").order_by("match_id", "position"):
+        seat_rows = list(Seat.objects.filter(match__in=matches).order_by("match_id", "position"))
+        players = Player.objects.in_bulk({seat.player_id for seat in seat_rows})
+        for seat in seat_rows:
+            seat.player = players[seat.player_id]
             seats[seat.match_id].append(seat)
         with_people = {pk for pk, at in seats.items() if any(s.player.kind != Player.Kind.BOT for s in at)}
         now = timezone.now()

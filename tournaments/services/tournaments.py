@@ -14,7 +14,7 @@ import engine
 from tournaments import formats, standings
 from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Round, Seat, Tournament
 
-from .dispatch import dispatch_matches
+from .dispatch import batch_size, dispatch_matches
 from .errors import ServiceError
 from .seeds import derive_rng, derive_seed
 
@@ -267,7 +267,7 @@ def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entr
     """How many matches not yet played a tournament keeps made ahead: 0 (one round at a time)
     unless its format's rounds do not depend on results (a round robin), every entrant is a
     bot and rounds follow one another at once. Then ROUNDS_AHEAD_MATCHES (default: two
-    batches for each of MATCH_BATCH_SPREAD workers), so workers go from one round to the next
+    batches, as ``dispatch.batch_size`` sizes them, for each of MATCH_BATCH_SPREAD workers), so workers go from one round to the next
     without waiting for the round to close, and make and record rounds several at a time.
 
     Rounds made ahead are made with the field of the time: a withdrawal or disqualification
@@ -285,7 +285,7 @@ def _ahead_matches() -> int:
     configured = getattr(settings, "ROUNDS_AHEAD_MATCHES", None)
     if configured is not None:
         return max(0, int(configured))
-    return 2 * int(getattr(settings, "MATCH_BATCH_SIZE", 20)) * max(1, int(getattr(settings, "MATCH_BATCH_SPREAD", 4)))
+    return 2 * batch_size() * max(1, int(getattr(settings, "MATCH_BATCH_SPREAD", 4)))
 
 
 def open_matches(tournament: Tournament) -> int:
