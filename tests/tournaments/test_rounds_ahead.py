@@ -12,9 +12,9 @@ from django.utils import timezone
 from tournaments import selectors
 from tournaments.models import Match, Player, Rating, RatingChange, Round, Tournament
 from tournaments.services.dispatch import held, keep_one_batch
-from tournaments.services.matches import match_play, matches_reclaim, pending_bot_matches
+from tournaments.services.matches import match_play, match_play_batch, matches_reclaim, pending_bot_matches
 from tournaments.services.players import player_create
-from tournaments.services.tournaments import entry_withdraw, rounds_ahead, tournament_start
+from tournaments.services.tournaments import entry_withdraw, rounds_ahead, tournament_cancel, tournament_start
 
 from .helpers import bot_players, make_tournament
 
@@ -173,3 +173,16 @@ def test_a_worker_playing_short_matches_keeps_more_made_ahead(settings):
     assert rounds_ahead(tournament) == 2 * 20 * 2
     with keep_one_batch(match_seconds=0.01):  # batches of a second: 100 matches
         assert rounds_ahead(tournament) == 2 * 100 * 2
+
+
+def test_matches_made_ahead_are_not_played_once_the_tournament_is_cancelled(settings):
+    settings.ROUNDS_AHEAD_MATCHES = 8
+    tournament = make_tournament(bot_players(6), slug="cancelled", **ROUND_ROBIN)
+    with held():
+        tournament_start(tournament=tournament)
+    waiting = pending_bot_matches(tournament)
+    assert len(waiting) == 9
+    tournament_cancel(tournament=tournament)
+    claims = match_play_batch(match_ids=waiting, owner="w")
+    assert {claim.status for claim in claims.values()} == {"cancelled"}
+    assert not Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.PENDING).exists()

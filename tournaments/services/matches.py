@@ -49,7 +49,8 @@ class Claim:
     """What a worker got when it asked for a match."""
 
     # "claimed" | "finished" | "busy" | "people" | "failed" (an error while playing) |
-    # "exhausted" (claimed MATCH_MAX_ATTEMPTS times already: waits for match_retry)
+    # "exhausted" (claimed MATCH_MAX_ATTEMPTS times already: waits for match_retry) |
+    # "cancelled" (its tournament was cancelled: never played)
     status: str
     match: Match
     retry_in: float = 0.0
@@ -115,6 +116,9 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
                 claims[match.pk] = Claim("busy", match, (match.lease_expires_at - now).total_seconds())
             elif match.pk in with_people:
                 claims[match.pk] = Claim("people", match)
+            elif match.round.tournament.status == Tournament.Status.CANCELLED:
+                # Rounds made ahead may still be queued when an organiser cancels.
+                claims[match.pk] = Claim("cancelled", match)
             elif match.attempts >= max_attempts():
                 claims[match.pk] = Claim("exhausted", match)
             else:
