@@ -10,11 +10,13 @@ import pytest
 from django.utils import timezone
 
 from tournaments import selectors
-from tournaments.models import Match, Player, Rating, RatingChange, Round, Tournament
+from tournaments.models import AuditEvent, Match, Player, Rating, RatingChange, Round, Tournament
 from tournaments.services.dispatch import held, keep_one_batch
-from tournaments.services.matches import match_play, match_play_batch, matches_reclaim, pending_bot_matches
+from tournaments.services.matches import match_claim, match_play, match_play_batch, matches_reclaim, pending_bot_matches
 from tournaments.services.players import player_create
-from tournaments.services.tournaments import entry_withdraw, rounds_ahead, tournament_cancel, tournament_start
+from tournaments.services.tournaments import (
+    entry_disqualify, entry_withdraw, rounds_ahead, tournament_cancel, tournament_start,
+)
 
 from .helpers import bot_players, make_tournament
 
@@ -120,25 +122,61 @@ def test_rounds_are_made_one_at_a_time_where_results_or_people_decide(settings):
     assert [len(_open_rounds(t)) for t in (swiss, with_people, timed, bots_only)] == [1, 1, 1, 3]
 
 
-def test_a_withdrawal_counts_from_the_first_round_made_after_it(settings):
+def _seated(tournament) -> dict[int, set[int]]:
+    seated: dict[int, set[int]] = {}
+    for number, _, seats in _schedule(tournament):
+        seated.setdefault(number, set()).update(seats)
+    return seated
+
+
+@pytest.mark.parametrize("leave", ["withdraw", "disqualify"])
+def test_a_withdrawal_counts_from_the_next_round_however_far_ahead_rounds_were_made(settings, leave):
     settings.ROUNDS_AHEAD_MATCHES = 8
     players = bot_players(6)
     tournament = make_tournament(players, slug="withdraw", **ROUND_ROBIN)
-    with held():
+    with held() as sent:
         tournament_start(tournament=tournament)
-        entry_withdraw(entry=tournament.entries.get(player=players[0]))
+        made_ahead = pending_bot_matches(tournament)
+        entry = tournament.entries.get(player=players[0])
+        if leave == "withdraw":
+            entry_withdraw(entry=entry)
+        else:
+            entry_disqualify(entry=entry, reason="answered after the time limit on purpose")
+        # Rounds 2 and 3 were made again without the entrant, and sent to the workers.
+        assert _open_rounds(tournament)[:3] == [1, 2, 3]
+        assert players[0].pk not in _seated(tournament)[2] | _seated(tournament)[3]
+        remade = set(pending_bot_matches(tournament)) - set(made_ahead)
+        assert remade and remade <= set(sent)
+        event = AuditEvent.objects.get(tournament=tournament, action="rounds_remade")
+        assert event.detail["from_round"] == 2 and event.detail["rounds"] == 2
+        # A worker holding a message for a deleted match finds it gone.
+        gone = sorted(set(made_ahead) - set(pending_bot_matches(tournament)))
+        assert {c.status for c in match_play_batch(match_ids=gone, owner="w").values()} == {"gone"}
         while pending := pending_bot_matches(tournament):
             for match_id in pending:
                 match_play(match_id=match_id, owner="w")
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
-    seated: dict[int, set[int]] = {}
-    for number, _, seats in _schedule(tournament):
-        seated.setdefault(number, set()).update(seats)
-    assert all(players[0].pk in seated[n] for n in (1, 2, 3))  # made before the withdrawal
-    assert all(players[0].pk not in seated[n] for n in range(4, 11))
+    seated = _seated(tournament)
+    assert players[0].pk in seated[1]  # the round being played when it left
+    assert all(players[0].pk not in seated[n] for n in range(2, len(seated) + 1))
     # Its opponents in the later rounds have a bye instead.
-    assert all(len(Round.objects.get(tournament=tournament, number=n).byes) == 1 for n in range(4, 11))
+    assert all(len(Round.objects.get(tournament=tournament, number=n).byes) == 1 for n in range(2, len(seated) + 1))
+
+
+def test_rounds_made_ahead_that_have_started_are_kept(settings):
+    settings.ROUNDS_AHEAD_MATCHES = 8
+    players = bot_players(6)
+    tournament = make_tournament(players, slug="started", **ROUND_ROBIN)
+    with held():
+        tournament_start(tournament=tournament)
+        third = Match.objects.filter(round__tournament=tournament, round__number=3).first()
+        assert match_claim(match_id=third.pk, owner="w").status == "claimed"
+        before = _schedule(tournament)
+        entry_withdraw(entry=tournament.entries.get(player=players[0]))
+    # A match of round 3 is being played: rounds 2 and 3 stay as they were.
+    assert _schedule(tournament)[:9] == before
+    assert not AuditEvent.objects.filter(tournament=tournament, action="rounds_remade").exists()
 
 
 def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings):

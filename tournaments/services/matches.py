@@ -50,7 +50,8 @@ class Claim:
 
     # "claimed" | "finished" | "busy" | "people" | "failed" (an error while playing) |
     # "exhausted" (claimed MATCH_MAX_ATTEMPTS times already: waits for match_retry) |
-    # "cancelled" (its tournament was cancelled: never played)
+    # "cancelled" (its tournament was cancelled: never played) | "gone" (deleted: a round made
+    # ahead was remade after a withdrawal)
     status: str
     match: Match
     retry_in: float = 0.0
@@ -79,16 +80,16 @@ def match_claim(*, match_id: int, owner: str) -> Claim:
 
 def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
     """:func:`match_claim` for many matches in one transaction (rows locked in id order, so
-    two workers claiming overlapping batches cannot deadlock). Ids of missing matches raise
-    Match.DoesNotExist."""
+    two workers claiming overlapping batches cannot deadlock). A match that no longer exists
+    (a round made ahead and remade after a withdrawal) is "gone"."""
     with transaction.atomic():
         matches = list(
             Match.objects.select_for_update(of=("self",)).select_related("round")
             .filter(pk__in=match_ids).order_by("pk")
         )
-        missing = set(match_ids) - {m.pk for m in matches}
-        if missing:
-            raise Match.DoesNotExist(f"no match {sorted(missing)}")
+        claims: dict[int, Claim] = {
+            pk: Claim("gone", Match(pk=pk)) for pk in set(match_ids) - {m.pk for m in matches}
+        }
         # A batch's matches share a few tournaments and players: each is loaded once, not once
         # per match or seat (a batch of short matches can hold hundreds).
         tournaments = Tournament.objects.in_bulk({m.round.tournament_id for m in matches})
@@ -103,7 +104,6 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
         with_people = {pk for pk, at in seats.items() if any(s.player.kind != Player.Kind.BOT for s in at)}
         now = timezone.now()
         expires = now + timedelta(seconds=lease_seconds())
-        claims: dict[int, Claim] = {}
         for match in matches:
             if match.status == Match.Status.FINISHED:
                 claims[match.pk] = Claim("finished", match)

@@ -8,6 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 import engine
@@ -166,18 +167,21 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
 
 @transaction.atomic
 def entry_withdraw(*, entry: Entry, actor=None) -> Entry:
-    """Withdraw from the rounds not yet made; matches already made are played or reported."""
+    """Withdraw from the rounds after the current one; matches of the current round, and of
+    rounds made ahead that have started, are played or reported."""
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     if entry.withdrawn_at is None:
         entry.withdrawn_at = timezone.now()
         entry.save(update_fields=["withdrawn_at"])
         AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="withdrew",
                                   detail={"player": entry.player.name})
+        rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} withdrew")
     return entry
 
 
 @transaction.atomic
 def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> Entry:
+    """Disqualify from the rounds after the current one (as a withdrawal), with a reason."""
     if not reason:
         raise ServiceError("a disqualification needs a reason", "reason")
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
@@ -185,7 +189,40 @@ def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> Entry:
     entry.save(update_fields=["disqualified"])
     AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="disqualified",
                               detail={"player": entry.player.name, "reason": reason})
+    rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} was disqualified")
     return entry
+
+
+def rounds_remake_ahead(*, tournament: Tournament, why: str) -> int:
+    """After the field changed: the rounds made ahead (after the current round) of which no
+    match has started are deleted and made again for the field as it is now, so a withdrawal
+    or disqualification counts from the next round however far ahead rounds were made. A round
+    with a started match stays, and so does every round before it. Returns the rounds deleted.
+    Call inside a transaction."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status != Tournament.Status.RUNNING:
+        return 0
+    ahead = list(tournament.rounds.exclude(status=Round.Status.FINISHED).order_by("number")[1:])
+    if not ahead:
+        return 0
+    # Lock the waiting matches: a worker claiming one now finishes its claim first (claims
+    # never wait for the tournament's row, so this cannot deadlock), and later claims find
+    # them gone. Then the rounds where a match has started (claimed, even once) stay.
+    list(Match.objects.select_for_update().filter(round__in=ahead, status=Match.Status.PENDING).values_list("pk"))
+    started = set(
+        Match.objects.filter(round__in=ahead)
+        .filter(~Q(status=Match.Status.PENDING) | Q(attempts__gt=0))
+        .values_list("round__number", flat=True)
+    )
+    doomed = [rnd for rnd in ahead if rnd.number > max(started, default=0)]
+    if not doomed:
+        return 0
+    Round.objects.filter(pk__in=[rnd.pk for rnd in doomed]).delete()
+    AuditEvent.objects.create(tournament=tournament, action="rounds_remade", detail={
+        "from_round": doomed[0].number, "rounds": len(doomed), "why": why,
+    })
+    rounds_top_up(tournament=tournament)
+    return len(doomed)
 
 
 @transaction.atomic
@@ -269,9 +306,7 @@ def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entr
     bot and rounds follow one another at once. Then ROUNDS_AHEAD_MATCHES (default: two
     batches, as ``dispatch.batch_size`` sizes them, for each of MATCH_BATCH_SPREAD workers), so workers go from one round to the next
     without waiting for the round to close, and make and record rounds several at a time.
-
-    Rounds made ahead are made with the field of the time: a withdrawal or disqualification
-    counts from the first round made after it."""
+    A withdrawal or disqualification remakes those not started (:func:`rounds_remake_ahead`)."""
     fmt = fmt or _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
     if fmt.uses_results or tournament.round_interval is not None:
         return 0
