@@ -206,8 +206,10 @@ def rounds_remake_ahead(*, tournament: Tournament, why: str) -> int:
     if not ahead:
         return 0
     # Lock the waiting matches: a worker claiming one now finishes its claim first (claims
-    # never wait for the tournament's row, so this cannot deadlock), and later claims find
-    # them gone. Then the rounds where a match has started (claimed, even once) stay.
+    # never wait for the tournament's row), and later claims find them gone. Recorders lock
+    # only running matches, save one whose lease ran out and was handed back while its slow
+    # worker records it: then PostgreSQL aborts one of the two on the deadlock, and nothing is
+    # half-written. Then the rounds where a match has started (claimed, even once) stay.
     list(Match.objects.select_for_update().filter(round__in=ahead, status=Match.Status.PENDING).values_list("pk"))
     started = set(
         Match.objects.filter(round__in=ahead)
