@@ -81,20 +81,19 @@ def children(pid: int) -> list[int]:
     return out
 
 
-def kill_mid_match(worker: subprocess.Popen, tournament: Tournament, timeout: float = 60) -> int:
-    """SIGKILL the worker (master and pool) while it holds a match's lease; return that match."""
+def kill_mid_match(worker: subprocess.Popen, tournament: Tournament, timeout: float = 60) -> list[int]:
+    """SIGKILL the worker (master and pool) while it holds a match's lease; return the matches
+    it held when it died, read after its death: a flush may commit between the look and the
+    kill, and those matches are recorded, not lost."""
     host = socket.gethostname()
     owners = [f"{host}:{pid}" for pid in children(worker.pid)]
+    held = Match.objects.filter(round__tournament=tournament, status=Match.Status.RUNNING, lease_owner__in=owners)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        running = (
-            Match.objects.filter(round__tournament=tournament, status=Match.Status.RUNNING, lease_owner__in=owners)
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if running is not None:
+        if held.exists():
             os.killpg(worker.pid, signal.SIGKILL)
-            return running
+            worker.wait(timeout=20)
+            return list(held.values_list("pk", flat=True))
     raise AssertionError("the worker was never seen playing a match")
 
 
@@ -151,8 +150,9 @@ def test_a_killed_worker_does_not_lose_or_double_a_match(settings, format):
 
     matches = Match.objects.filter(round__tournament=tournament)
     assert matches.count() == 200
-    # The match the dead worker was playing was claimed again once its lease ran out.
-    assert Match.objects.get(pk=killed).attempts >= 2
+    # What the dead worker held (its batch not yet recorded) was claimed again once its lease
+    # ran out. (Nothing, only if the kill came just after the worker's last flush committed.)
+    assert all(attempts >= 2 for attempts in Match.objects.filter(pk__in=killed).values_list("attempts", flat=True))
     assert Result.objects.filter(match__in=matches).count() == 200
     assert not Seat.objects.filter(match__in=matches, place__isnull=True).exists()
     # Ratings were applied one round at a time, each change exactly once, in one sequence.
