@@ -387,12 +387,11 @@ def rounds_close(*, tournament_id: int) -> list[Round]:
     from .tournaments import rounds_top_up
 
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
-    playing = (
+    playing = list(
         Round.objects.filter(tournament=tournament).exclude(status=Round.Status.FINISHED)
         .annotate(unplayed=Count("matches", filter=Q(matches__status__in=[Match.Status.PENDING, Match.Status.RUNNING])))
         .order_by("number")
     )
-    playing = list(playing)
     closing = list(itertools.takewhile(lambda rnd: rnd.unplayed == 0, playing))
     if not closing:
         return []
