@@ -306,8 +306,9 @@ def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entr
     """How many matches not yet played a tournament keeps made ahead: 0 (one round at a time)
     unless its format's rounds do not depend on results (a round robin), every entrant is a
     bot and rounds follow one another at once. Then ROUNDS_AHEAD_MATCHES (default: two
-    batches, as ``dispatch.batch_size`` sizes them, for each of MATCH_BATCH_SPREAD workers), so workers go from one round to the next
-    without waiting for the round to close, and make and record rounds several at a time.
+    batches, as ``dispatch.batch_size`` sizes them, for each of MATCH_BATCH_SPREAD workers),
+    so workers go from one round to the next without waiting for the round to close, and make
+    and record rounds several at a time.
     A withdrawal or disqualification remakes those not started (:func:`rounds_remake_ahead`)."""
     fmt = fmt or _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
     if fmt.uses_results or tournament.round_interval is not None:
@@ -342,23 +343,29 @@ def rounds_top_up(*, tournament: Tournament, waiting: int | None = None) -> list
         return []  # enough made ahead whatever the format: no need to ask
     fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
     entrants = active_entrants(tournament)
-    if waiting > rounds_ahead(tournament, fmt, entrants) // 2:
+    ahead = rounds_ahead(tournament, fmt, entrants)
+    if waiting > ahead // 2:
         return []
-    return round_create_next(tournament=tournament, fmt=fmt, entrants=entrants)
+    return round_create_next(tournament=tournament, fmt=fmt, entrants=entrants, ahead=ahead, waiting=waiting)
 
 
 def round_create_next(*, tournament: Tournament, fmt: formats.Format | None = None,
-                      entrants: list[int] | None = None) -> list[Round]:
+                      entrants: list[int] | None = None, ahead: int | None = None,
+                      waiting: int | None = None) -> list[Round]:
     """Ask the format for the next round and make its matches; for a tournament that makes
     rounds ahead (:func:`rounds_ahead`), go on until that many matches are open. Finish the
     tournament when the format has no more and no round is open. Returns the rounds made.
+    ``fmt``, ``entrants``, ``ahead`` and ``waiting`` (open matches), when the caller has them.
     Call inside a transaction holding the tournament's row."""
     fmt = fmt or _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
     entrants = active_entrants(tournament) if entrants is None else entrants
-    ahead = rounds_ahead(tournament, fmt, entrants)
+    ahead = rounds_ahead(tournament, fmt, entrants) if ahead is None else ahead
     history = round_history(tournament, open_rounds=bool(ahead))
     number = tournament.rounds.count() + 1
-    waiting = open_matches(tournament) if ahead else 0
+    if not ahead:
+        waiting = 0  # one round at a time: the next is made once the last closed
+    elif waiting is None:
+        waiting = open_matches(tournament)
     planned_rounds: list[formats.Round] = []
     while True:
         rng = derive_rng(tournament.seed, "round", number)
