@@ -70,6 +70,18 @@ def seeds_from_round_one(first: RoundResult) -> list[EntrantId]:
     return list(first.byes) + upper + lower[::-1]
 
 
+def first_round(entrants: Sequence[EntrantId]) -> Round | None:
+    """Round 1 of a bracket for entrants in seed order; None for fewer than two."""
+    return round_one(entrants)[1] if len(entrants) >= 2 else None
+
+
+def bracket_from(history: Sequence[RoundResult]) -> tuple[list[EntrantId], dict[EntrantId, int], list[Slot]]:
+    """The bracket round 1 set up, read back from it: seeds in order, each entrant's seed
+    index (0 = best), and the first round's slots."""
+    seeds = seeds_from_round_one(history[0])
+    return seeds, {e: i for i, e in enumerate(seeds)}, round_one(seeds)[0]
+
+
 def table_winner(result: TableResult, seed: dict[EntrantId, int]) -> tuple[EntrantId, EntrantId]:
     """(winner, loser): better place, then higher score, then better seed."""
     ranked = sorted(zip(result.seats, result.places, result.scores),
@@ -140,12 +152,8 @@ class SingleElimination(Format):
 
     def _next_round(self, entrants, history, rng):
         if not history:
-            if len(entrants) < 2:
-                return None
-            return round_one(entrants)[1]
-        seeds = seeds_from_round_one(history[0])
-        seed = {e: i for i, e in enumerate(seeds)}
-        slots = round_one(seeds)[0]
+            return first_round(entrants)
+        _, seed, slots = bracket_from(history)
         for rnd in history:
             slots, _ = pair_up(slots, resolver(rnd, seed), "")
         if len(slots) == 1:
@@ -227,12 +235,9 @@ class DoubleElimination(Format):
 
     def _next_round(self, entrants, history, rng):
         if not history:
-            if len(entrants) < 2:
-                return None
-            return round_one(entrants)[1]
-        seeds = seeds_from_round_one(history[0])
-        seed = {e: i for i, e in enumerate(seeds)}
-        st = _Double(k=int(math.log2(bracket_size(len(seeds)))), winners=round_one(seeds)[0])
+            return first_round(entrants)
+        seeds, seed, slots = bracket_from(history)
+        st = _Double(k=int(math.log2(bracket_size(len(seeds)))), winners=slots)
         for t, rnd in enumerate(history, start=1):
             self._step(st, t, resolver(rnd, seed))
             if st.done:
