@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tournaments.models import Match
+from tournaments import selectors
+from tournaments.models import Match, Rating, RatingChange
 from tournaments.services.dispatch import held
 from tournaments.services.ladders import ladder_create
 from tournaments.services.matches import match_play, pending_bot_matches
@@ -53,3 +54,24 @@ def started_round_robin(n: int = 4):
     with held():
         tournament_start(tournament=tournament)
     return tournament, list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("table"))
+
+
+def schedule(tournament):
+    """(round, table, seats in turn order) of every match, in the order made."""
+    matches = (Match.objects.filter(round__tournament=tournament).select_related("round")
+               .prefetch_related("seats").order_by("round__number", "table"))
+    return [(m.round.number, m.table, tuple(s.player_id for s in sorted(m.seats.all(), key=lambda s: s.position)))
+            for m in matches]
+
+
+def outcome(tournament):
+    """All a tournament came to, for comparing two runs: its schedule, standings with their
+    tie-breaks, ratings, the ledger in the order applied, and the replay records."""
+    standings = [(line.player.pk, line.rank, line.match_points, line.game_score, line.tiebreaks)
+                 for line in selectors.tournament_standings(tournament)]
+    ratings = sorted(Rating.objects.filter(ladder=tournament.ladder).values_list("player_id", "mu", "sigma", "games"))
+    ledger = list(RatingChange.objects.filter(ladder=tournament.ladder).order_by("sequence")
+                  .values_list("match__round__number", "match__table", "player_id", "after_mu"))
+    records = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
+                   .values_list("record", flat=True))
+    return schedule(tournament), standings, ratings, ledger, records

@@ -7,8 +7,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from tournaments import selectors
-from tournaments.models import Match, Rating, Result, Seat
+from tournaments.models import Match, Result, Seat
 from tournaments.services import ServiceError
 from tournaments.services.dispatch import batch_size, batches, held, keep_one_batch
 from tournaments.services.matches import (
@@ -16,7 +15,7 @@ from tournaments.services.matches import (
 )
 from tournaments.services.tournaments import tournament_start
 
-from .helpers import bot_players, make_tournament, play_out, started_round_robin
+from .helpers import bot_players, make_tournament, outcome, play_out, started_round_robin
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
@@ -45,15 +44,6 @@ def _play_in_batches(tournament, owner="batch-worker"):
     return played
 
 
-def _summary(tournament):
-    standings = [(line.player.pk, line.rank, line.match_points, line.game_score)
-                 for line in selectors.tournament_standings(tournament)]
-    ratings = sorted(Rating.objects.filter(ladder=tournament.ladder).values_list("player_id", "mu", "games"))
-    records = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
-                   .values_list("record", flat=True))
-    return standings, ratings, records
-
-
 def test_playing_in_batches_gives_what_playing_match_by_match_gives(settings):
     settings.MATCH_FLUSH_SECONDS = 0.0  # a flush after every match, and one batch per round
     players = bot_players(12)
@@ -61,7 +51,7 @@ def test_playing_in_batches_gives_what_playing_match_by_match_gives(settings):
     batched = make_tournament(players, slug="batched", ladder_slug="ladder-b", seed=3)
     assert play_out(one_by_one) == _play_in_batches(batched) == 9
     assert batched.status == "finished"
-    assert _summary(batched) == _summary(one_by_one)
+    assert outcome(batched) == outcome(one_by_one)
 
 
 def test_a_short_lease_is_renewed_and_the_whole_batch_is_still_played_once(settings):

@@ -9,8 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from tournaments import selectors
-from tournaments.models import AuditEvent, Match, Player, Rating, RatingChange, Round, Tournament
+from tournaments.models import AuditEvent, Match, Player, RatingChange, Round, Tournament
 from tournaments.services.dispatch import held, keep_one_batch
 from tournaments.services.matches import match_claim, match_play, match_play_batch, matches_reclaim, pending_bot_matches
 from tournaments.services.players import player_create
@@ -18,34 +17,12 @@ from tournaments.services.tournaments import (
     entry_disqualify, entry_withdraw, rounds_ahead, tournament_cancel, tournament_start,
 )
 
-from .helpers import bot_players, make_tournament
+from .helpers import bot_players, make_tournament, outcome, schedule
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
 # Six bots at tables of two, two cycles: 10 rounds of 3 matches.
 ROUND_ROBIN = {"game": "piazza", "format": "round_robin", "format_config": {"cycles": 2}, "table_size": 2, "options": {}}
-
-
-def _schedule(tournament):
-    return [
-        (number, table, tuple(seats))
-        for number, table, seats in (
-            (m.round.number, m.table, [s.player_id for s in sorted(m.seats.all(), key=lambda s: s.position)])
-            for m in Match.objects.filter(round__tournament=tournament).select_related("round").prefetch_related("seats")
-            .order_by("round__number", "table")
-        )
-    ]
-
-
-def _summary(tournament):
-    standings = [(line.player.pk, line.rank, line.match_points, line.game_score, line.tiebreaks)
-                 for line in selectors.tournament_standings(tournament)]
-    ratings = sorted(Rating.objects.filter(ladder=tournament.ladder).values_list("player_id", "mu", "sigma", "games"))
-    ledger = list(RatingChange.objects.filter(ladder=tournament.ladder).order_by("sequence")
-                  .values_list("match__round__number", "match__table", "player_id", "after_mu"))
-    records = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
-                   .values_list("record", flat=True))
-    return _schedule(tournament), standings, ratings, ledger, records
 
 
 def _open_rounds(tournament):
@@ -82,7 +59,7 @@ def test_a_bot_round_robin_played_ahead_and_backwards_ends_as_one_played_a_round
     ahead.refresh_from_db()
     assert ahead.status == Tournament.Status.FINISHED
     assert most_open > 1
-    assert _summary(ahead) == _summary(calm)
+    assert outcome(ahead) == outcome(calm)
 
 
 def test_a_round_played_before_the_one_ahead_of_it_waits_for_it_to_close(settings):
@@ -124,7 +101,7 @@ def test_rounds_are_made_one_at_a_time_where_results_or_people_decide(settings):
 
 def _seated(tournament) -> dict[int, set[int]]:
     seated: dict[int, set[int]] = {}
-    for number, _, seats in _schedule(tournament):
+    for number, _, seats in schedule(tournament):
         seated.setdefault(number, set()).update(seats)
     return seated
 
@@ -172,10 +149,10 @@ def test_rounds_made_ahead_that_have_started_are_kept(settings):
         tournament_start(tournament=tournament)
         third = Match.objects.filter(round__tournament=tournament, round__number=3).first()
         assert match_claim(match_id=third.pk, owner="w").status == "claimed"
-        before = _schedule(tournament)
+        before = schedule(tournament)
         entry_withdraw(entry=tournament.entries.get(player=players[0]))
     # A match of round 3 is being played: rounds 2 and 3 stay as they were.
-    assert _schedule(tournament)[:9] == before
+    assert schedule(tournament)[:9] == before
     assert not AuditEvent.objects.filter(tournament=tournament, action="rounds_remade").exists()
 
 
