@@ -25,6 +25,10 @@ def builtin_bots(game: str | None = None) -> set[str]:
     return {b for g in games for b in bots.available(g)} - EXTERNAL
 
 
+def _url_host(url: str) -> str:
+    return urllib.parse.urlsplit(url).hostname or ""
+
+
 def _public_only(host: str) -> bool:
     """Whether an http bot at ``host`` may only be reached at public addresses (checked again
     at every connection, by bots.external)."""
@@ -61,7 +65,7 @@ def _check_bot_config(bot_kind: str, config: Any) -> dict:
         url = config.get("url")
         if not (isinstance(url, str) and url.startswith(("http://", "https://"))):
             raise ServiceError("bot_config.url must be an http:// or https:// URL", "bot_config")
-        host = urllib.parse.urlsplit(url).hostname or ""
+        host = _url_host(url)
         if _public_only(host) and not _may_be_public(host):
             raise ServiceError(
                 f"bot_config.url: {host} is not a public address; the service only calls bots on the "
@@ -130,8 +134,7 @@ def player_bot(player: Player, *, game: str, seed: int) -> bots.Bot:
             return bots.create(config["bot"], game=game, seed=seed, **config.get("options", {}))
         if player.bot_kind == Player.BotKind.SUBPROCESS:
             return bots.create("subprocess", game=game, seed=seed, command=config["command"], limits=config.get("limits"))
-        host = urllib.parse.urlsplit(config["url"]).hostname or ""
         return bots.create("http", game=game, seed=seed, url=config["url"], limits=config.get("limits"),
-                           public_only=_public_only(host))
+                           public_only=_public_only(_url_host(config["url"])))
     except (ValueError, TypeError, KeyError) as exc:
         raise ServiceError(f"{player.name} cannot play {game}: {exc}", "player") from None
