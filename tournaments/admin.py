@@ -23,9 +23,12 @@ class EntryInline(admin.TabularInline):
 
 @admin.register(models.Tournament)
 class TournamentAdmin(admin.ModelAdmin):
-    list_display = ["name", "game", "format", "table_size", "status", "created_at", "finished_at"]
+    list_display = ["name", "game", "format", "table_size", "status", "owner", "created_at", "finished_at"]
     list_filter = ["game", "format", "status"]
     search_fields = ["name", "slug"]
+    raw_id_fields = ["owner"]
+    filter_horizontal = ["organisers"]
+    exclude = ["seed"]  # secret until the tournament is finished, even in the admin
     inlines = [EntryInline]
 
 
@@ -42,6 +45,7 @@ class MatchAdmin(admin.ModelAdmin):
     list_display = ["id", "round", "table", "status", "attempts", "started_at", "finished_at"]
     list_filter = ["status"]
     readonly_fields = ["record", "lease_owner", "lease_expires_at", "attempts"]
+    exclude = ["seed", "deck"]  # the cards of a match still being played
     inlines = [SeatInline]
 
 
@@ -65,7 +69,22 @@ class RatingChangeAdmin(admin.ModelAdmin):
 
 @admin.register(models.League)
 class LeagueAdmin(admin.ModelAdmin):
-    list_display = ["name", "game", "table_size", "division_size", "promote", "relegate", "round_interval"]
+    list_display = ["name", "game", "table_size", "division_size", "promote", "relegate", "round_interval", "owner"]
+    exclude = ["seed"]  # the divisions' deals derive from it
+
+
+@admin.register(models.ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """Tokens can be looked at and revoked here; the token itself was shown once and is not stored."""
+
+    list_display = ["name", "user", "prefix", "scopes", "bot", "created_at", "last_used_at", "expires_at", "revoked_at"]
+    list_filter = ["revoked_at"]
+    search_fields = ["name", "prefix", "user__username"]
+    readonly_fields = ["user", "name", "prefix", "digest", "scopes", "bot", "created_at", "last_used_at"]
+    fields = [*readonly_fields, "expires_at", "revoked_at"]
+
+    def has_add_permission(self, request):  # made through the API or manage.py token_create
+        return False
 
 
 admin.site.register(models.Season)

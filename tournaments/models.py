@@ -8,9 +8,16 @@ player per match, one rating change per ladder, match and player. Only
 
 from __future__ import annotations
 
+import secrets
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+
+def secret_seed() -> int:
+    """A fresh 63-bit seed nobody can guess (deals derive from it: see services/seeds.py)."""
+    return secrets.randbits(63)
 
 
 class Player(models.Model):
@@ -32,6 +39,9 @@ class Player(models.Model):
     # Built-in: {"bot": "ismcts", "options": {...}}; subprocess: {"command": [...], "limits": {...}};
     # http: {"url": "...", "timeout": 5}.
     bot_config = models.JSONField(default=dict, blank=True)
+    # The account that acts for this player: a bot's author, a person's own account (or the
+    # organiser who registered a guest). Only the owner (or staff) changes the player, reads
+    # its bot_config, and acts for it at a table (docs/api.md, "Who may do what").
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="players"
     )
@@ -64,6 +74,12 @@ class RatingLadder(models.Model):
     config_hash = models.CharField(max_length=64)
     # Rating changes applied so far: the ledger's next sequence number.
     applied = models.PositiveIntegerField(default=0)
+    # Only the owner and the organisers attach tournaments and leagues to the ladder (its
+    # ratings are as trustworthy as the events that feed it) or make a new version of it.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="owned_ladders"
+    )
+    organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="organised_ladders")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -93,6 +109,13 @@ class League(models.Model):
     continuous = models.BooleanField(default=True, help_text="start the next season when one ends")
     ladder = models.ForeignKey("RatingLadder", null=True, blank=True, on_delete=models.PROTECT, related_name="leagues")
     players = models.ManyToManyField("Player", related_name="leagues", blank=True)
+    # Secret: every division's deals derive from it (never shown; see services/leagues.py).
+    seed = models.BigIntegerField(default=secret_seed)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="owned_leagues"
+    )
+    organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="organised_leagues")
+    open_entry = models.BooleanField(default=False, help_text="players' owners may join them themselves")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -135,13 +158,21 @@ class Tournament(models.Model):
     duplicate = models.BooleanField(default=False, help_text="the same deal at every table of a round")
     points_by_place = models.JSONField(default=list, blank=True, help_text="match points for places 1..N")
     tiebreaks = models.JSONField(default=list, blank=True)
+    # Secret until the tournament is finished: every deal derives from it.
     seed = models.BigIntegerField(help_text="every deal and pairing derives from it")
+    seed_chosen = models.BooleanField(default=False, help_text="the organiser chose the seed (and so knows the deals)")
     ladder = models.ForeignKey(RatingLadder, null=True, blank=True, on_delete=models.PROTECT, related_name="tournaments")
     starts_at = models.DateTimeField(null=True, blank=True)
     round_interval = models.DurationField(null=True, blank=True, help_text="leagues: time between rounds")
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     season = models.ForeignKey(Season, null=True, blank=True, on_delete=models.CASCADE, related_name="divisions")
     division = models.PositiveSmallIntegerField(null=True, blank=True, help_text="1 = top division")
+    # The owner and the co-organisers run the event (a league division: the league's).
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="owned_tournaments"
+    )
+    organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="organised_tournaments")
+    open_entry = models.BooleanField(default=False, help_text="players' owners may enter them themselves")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -344,3 +375,35 @@ class RatingChange(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["ladder", "match", "player"], name="rating_change_once"),
         ]
+
+
+class ApiToken(models.Model):
+    """A personal API token: how programs act for a user (tournaments/api/auth.py).
+
+    The token itself is shown once, at creation; only its prefix (to find it) and the SHA-256
+    of the whole token are stored, so a database leak gives no working token (the token is 32
+    random bytes: a plain hash is enough, no password stretching is needed). ``scopes`` bound
+    what it may do (``read``, ``organise``, ``play``); ``bot`` restricts it to acting as that
+    one bot. A revoked or expired token authenticates nobody."""
+
+    class Scope(models.TextChoices):
+        READ = "read", "read everything the user may read, private fields included"
+        ORGANISE = "organise", "create and change what the user owns: players, tournaments, leagues, ladders"
+        PLAY = "play", "act at the table for the user's players: results, withdrawals, entries"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, help_text="what the token is for, e.g. 'my bot on the laptop'")
+    prefix = models.CharField(max_length=16, unique=True)
+    digest = models.CharField(max_length=64)
+    scopes = models.JSONField(default=list)
+    bot = models.ForeignKey(Player, null=True, blank=True, on_delete=models.CASCADE, related_name="api_tokens")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"

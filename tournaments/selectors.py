@@ -5,17 +5,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from tournaments import ratings, standings as standings_algo
 from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament
 
 
+# --- what may be shown (docs/api.md, "What the API shows, and when") -----------------------------
+#
+# A match's cards derive from its seed (and the tournament's), so a seed is a secret until
+# nothing it decides is still to be played. In duplicate play every table of a round plays the
+# same cards, so one table's result, replay or seed says something about the cards of the
+# tables still playing: they stay hidden until the whole round is over.
+
+def outcome_public(match: Match) -> bool:
+    """May anyone see ``match``'s seed, result and replay? Once it is finished, and, in
+    duplicate play, once its round is over."""
+    if match.status != Match.Status.FINISHED:
+        return False
+    return match.deal is None or match.round.status == Round.Status.FINISHED
+
+
+# The same rule as a query, for lists.
+OUTCOME_PUBLIC = Q(status=Match.Status.FINISHED) & (Q(deal__isnull=True) | Q(round__status=Round.Status.FINISHED))
+
+
+def tournament_seed_public(tournament: Tournament) -> bool:
+    """A tournament's seed (every deal derives from it) is shown once it is finished."""
+    return tournament.status == Tournament.Status.FINISHED
+
+
 def tournament_table_results(tournament: Tournament) -> tuple[list[standings_algo.TableResult], list[int]]:
-    """Every finished table of the tournament as the standings see it, and every bye."""
+    """Every table of the tournament whose outcome is public (:func:`outcome_public`), as the
+    standings see it, and every bye."""
     tables = []
+    public = Match.objects.filter(OUTCOME_PUBLIC, round__tournament=tournament)
     seats = (
-        Seat.objects.filter(match__round__tournament=tournament, match__status=Match.Status.FINISHED)
+        Seat.objects.filter(match__in=public)
         .order_by("match__round__number", "match__table", "position")
         .values_list("match_id", "player_id", "place", "score")
     )
@@ -123,11 +149,10 @@ def tournament_rounds(tournament: Tournament) -> QuerySet[Round]:
 
 
 def replay_available(match: Match) -> tuple[bool, str]:
-    """A finished match may be replayed; in duplicate play only once its round is over, since
-    the other tables of the round play the same cards."""
+    """A match may be replayed once its outcome is public (:func:`outcome_public`); else why not."""
     if match.status != Match.Status.FINISHED:
         return False, "the match is not finished"
-    if match.deal is not None and match.round.status != Round.Status.FINISHED:
+    if not outcome_public(match):
         return False, "other tables of this round play the same deal: its replay opens when the round ends"
     return True, ""
 

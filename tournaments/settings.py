@@ -94,6 +94,14 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 100,
+    # Programs send a personal token (Authorization: Bearer ...); the browser its session.
+    # The token class comes first so that an unauthenticated request is answered 401 with a
+    # WWW-Authenticate header naming the scheme (docs/api.md).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "tournaments.api.auth.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_THROTTLE_RATES": {"tokens": os.environ.get("API_TOKENS_RATE", "30/minute")},
 }
 
 SPECTACULAR_SETTINGS = {

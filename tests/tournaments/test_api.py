@@ -69,10 +69,10 @@ def test_an_organiser_runs_a_bot_tournament_and_everyone_reads_the_results(organ
     play_out(Tournament.objects.get(pk=tid))
 
     assert visitor.get(f"/api/tournaments/{tid}/").json()["status"] == "finished"
-    standings = visitor.get(f"/api/tournaments/{tid}/standings/").json()
+    standings = visitor.get(f"/api/tournaments/{tid}/standings/").json()["results"]
     assert len(standings) == 8
     assert standings[0]["rank"] == 1 and standings[0]["explanation"]
-    rounds = visitor.get(f"/api/tournaments/{tid}/rounds/").json()
+    rounds = visitor.get(f"/api/tournaments/{tid}/rounds/").json()["results"]
     assert [r["number"] for r in rounds] == [1, 2]
     assert all(len(r["matches"]) == 2 for r in rounds)
 
@@ -82,7 +82,7 @@ def test_an_organiser_runs_a_bot_tournament_and_everyone_reads_the_results(organ
 
     ladder = Tournament.objects.get(pk=tid).ladder
     assert ladder is None  # none was asked for
-    audit = visitor.get(f"/api/tournaments/{tid}/audit/").json()
+    audit = visitor.get(f"/api/tournaments/{tid}/audit/").json()["results"]
     assert [a["action"] for a in audit][:2] == ["created", "entered"]
 
 
@@ -95,10 +95,10 @@ def test_the_leaderboard_and_a_players_history(organiser, visitor):
         organiser.post(f"/api/tournaments/{tid}/entries/", {"player": player.pk}, format="json")
     organiser.post(f"/api/tournaments/{tid}/start/")
     play_out(Tournament.objects.get(pk=tid))
-    board = visitor.get(f"/api/ladders/{ladder['id']}/leaderboard/").json()
+    board = visitor.get(f"/api/ladders/{ladder['id']}/leaderboard/").json()["results"]
     assert sorted(row["player"] for row in board) == sorted(p.pk for p in players)
     assert board[0]["rating"] >= board[-1]["rating"]
-    history = visitor.get(f"/api/ladders/{ladder['id']}/history/{players[0].pk}/").json()
+    history = visitor.get(f"/api/ladders/{ladder['id']}/history/{players[0].pk}/").json()["results"]
     assert len(history) == 2
     assert history[1]["before_mu"] == history[0]["after_mu"]
 
@@ -122,6 +122,8 @@ def test_reported_results_through_the_api(organiser):
 
     referee = APIClient()
     referee.force_authenticate(get_user_model().objects.create_user("referee"))
+    assert referee.post(f"/api/submissions/{first.json()['id']}/confirm/").status_code == 403  # a stranger
+    assert organiser.post(f"/api/tournaments/{tid}/organisers/", {"username": "referee"}, format="json").status_code == 200
     confirmed = referee.post(f"/api/submissions/{first.json()['id']}/confirm/")
     assert confirmed.status_code == 200 and confirmed.json()["status"] == "confirmed"
     assert referee.get(f"/api/matches/{match.pk}/").json()["status"] == "finished"
@@ -146,7 +148,7 @@ def test_a_league_through_the_api(organiser, visitor):
     assert season.status_code == 201 and len(season.json()["divisions"]) == 2  # 6 players: two divisions of 3
     again = organiser.post(f"/api/leagues/{league}/seasons/")
     assert again.status_code == 409 and "still being played" in again.json()["season"][0]
-    assert len(visitor.get(f"/api/leagues/{league}/seasons/").json()) == 1
+    assert visitor.get(f"/api/leagues/{league}/seasons/").json()["count"] == 1
 
 
 def test_the_admin_lists_tournaments_and_matches(admin_client):

@@ -1,52 +1,127 @@
 """DRF serializers: shapes of the API's requests and answers. Validation of the rules lives
-in the services; these only check shapes."""
+in the services; these check shapes, and decide what each caller is shown (the context's
+``caller``, a :class:`tournaments.permissions.Caller`): secrets to their owner only, seeds and
+results once they are public (:mod:`tournaments.selectors`)."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from tournaments import permissions, selectors
 from tournaments.models import (
-    AuditEvent, Entry, League, Match, Player, Rating, RatingChange, RatingLadder, ResultSubmission, Round, Season, Seat,
-    Tournament,
+    ApiToken, AuditEvent, Entry, League, Match, Player, Rating, RatingChange, RatingLadder, ResultSubmission, Round,
+    Season, Seat, Tournament,
 )
+
+SEED_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+
+
+def _caller(serializer: serializers.Serializer) -> permissions.Caller:
+    return serializer.context.get("caller", permissions.ANONYMOUS)
+
+
+class _Usernames(serializers.ListField):
+    """The co-organisers of an event, by username."""
+
+    def __init__(self, **kwargs):
+        super().__init__(child=serializers.CharField(), read_only=True, **kwargs)
+
+    def to_representation(self, manager):
+        return [user.get_username() for user in manager.all()]
+
+
+class _Username(serializers.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, allow_null=True, **kwargs)
+
+    def get_attribute(self, instance):
+        owner = getattr(instance, self.source)
+        return None if owner is None else owner.get_username()
 
 
 class PlayerSerializer(serializers.ModelSerializer):
+    bot_config = serializers.JSONField(
+        required=False, allow_null=True,
+        help_text="the bot's configuration (built-in: {bot, options}; http: {url, headers, limits}; "
+                  "subprocess: {command, limits}). Write; shown to the player's owner only, null to others.",
+    )
+    bot = serializers.SerializerMethodField(help_text="the built-in bot a player plays with, and its options")
+    owner = _Username(help_text="the account that acts for this player")
+
     class Meta:
         model = Player
-        fields = ["id", "name", "display_name", "kind", "bot_kind", "bot_config", "active", "created_at"]
+        fields = ["id", "name", "display_name", "kind", "bot_kind", "bot_config", "bot", "owner", "active", "created_at"]
         read_only_fields = ["id", "active", "created_at"]
         extra_kwargs = {"name": {"validators": []}}  # uniqueness is the service's, with its message
 
+    @extend_schema_field({"type": "object", "nullable": True, "properties": {
+        "name": {"type": "string"}, "options": {"type": "object", "additionalProperties": True}}})
+    def get_bot(self, player: Player) -> dict | None:
+        if player.bot_kind != Player.BotKind.BUILTIN:
+            return None  # an external bot's address and command are its owner's business
+        return {"name": player.bot_config.get("bot"), "options": player.bot_config.get("options", {})}
+
+    def to_representation(self, player: Player) -> dict:
+        data = super().to_representation(player)
+        if not permissions.sees_secrets(_caller(self), player):
+            data["bot_config"] = None
+        return data
+
+
+class PlayerUpdateSerializer(serializers.Serializer):
+    display_name = serializers.CharField(max_length=120, required=False, allow_blank=True)
+    bot_config = serializers.JSONField(required=False)
+    active = serializers.BooleanField(required=False)
+
 
 class LadderSerializer(serializers.ModelSerializer):
+    owner = _Username()
+    organisers = _Usernames()
+
     class Meta:
         model = RatingLadder
-        fields = ["id", "slug", "version", "name", "game", "system", "config", "config_hash", "applied", "created_at"]
+        fields = ["id", "slug", "version", "name", "game", "system", "config", "config_hash", "applied", "owner",
+                  "organisers", "created_at"]
         read_only_fields = ["id", "version", "config_hash", "applied", "created_at"]
         extra_kwargs = {"config": {"required": False}, "slug": {"validators": []}}
+        validators = []  # a slug's next version is the service's to number
 
 
 class TournamentSerializer(serializers.ModelSerializer):
     ladder = serializers.PrimaryKeyRelatedField(queryset=RatingLadder.objects.all(), required=False, allow_null=True)
     entrants = serializers.IntegerField(source="entries.count", read_only=True)
+    seed = serializers.IntegerField(
+        required=False, allow_null=True, min_value=0, max_value=SEED_MAX,
+        help_text="every deal derives from it: drawn at random unless given (then seed_chosen is true); "
+                  "null in answers until the tournament is finished",
+    )
+    owner = _Username()
+    organisers = _Usernames()
 
     class Meta:
         model = Tournament
         fields = [
             "id", "name", "slug", "game", "options", "format", "format_config", "table_size", "duplicate",
-            "points_by_place", "tiebreaks", "seed", "ladder", "starts_at", "round_interval", "status",
-            "entrants", "created_at", "finished_at",
+            "points_by_place", "tiebreaks", "seed", "seed_chosen", "ladder", "starts_at", "round_interval",
+            "open_entry", "status", "owner", "organisers", "entrants", "created_at", "finished_at",
         ]
-        read_only_fields = ["id", "status", "entrants", "created_at", "finished_at"]
+        read_only_fields = ["id", "seed_chosen", "status", "entrants", "created_at", "finished_at"]
         extra_kwargs = {
             "slug": {"validators": []},
-            "seed": {"required": False},
             "options": {"required": False},
             "format_config": {"required": False},
             "points_by_place": {"required": False},
             "tiebreaks": {"required": False},
+            "table_size": {"min_value": 1, "max_value": 32767},
         }
+
+    def to_representation(self, tournament: Tournament) -> dict:
+        data = super().to_representation(tournament)
+        if not selectors.tournament_seed_public(tournament):
+            data["seed"] = None
+        return data
 
 
 class EntrySerializer(serializers.ModelSerializer):
@@ -55,30 +130,62 @@ class EntrySerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Entry
-        fields = ["id", "player", "player_name", "seed_rank", "checked_in", "withdrawn_at", "disqualified", "active"]
-        read_only_fields = ["id", "checked_in", "withdrawn_at", "disqualified"]
-        extra_kwargs = {"seed_rank": {"required": False}}
+        fields = ["id", "tournament", "player", "player_name", "seed_rank", "checked_in", "withdrawn_at",
+                  "disqualified", "active"]
+        read_only_fields = ["id", "tournament", "checked_in", "withdrawn_at", "disqualified"]
+        extra_kwargs = {"seed_rank": {"required": False, "min_value": 1, "max_value": INT32_MAX}}
         validators = []
 
 
 class SeatSerializer(serializers.ModelSerializer):
+    """A seat, with its outcome once the match's outcome is public; a forfeit's detail (it may
+    quote a bot's address or error output) to the player's owner only."""
+
     player_name = serializers.CharField(source="player.name", read_only=True)
 
     class Meta:
         model = Seat
         fields = ["position", "player", "player_name", "score", "place", "forfeit_reason", "forfeit_detail",
                   "decisions", "think_seconds"]
+        extra_kwargs = {
+            "forfeit_reason": {"allow_null": True}, "forfeit_detail": {"allow_null": True},
+            "decisions": {"allow_null": True}, "think_seconds": {"allow_null": True},
+        }
+
+    def to_representation(self, seat: Seat) -> dict:
+        data = super().to_representation(seat)
+        if not self.context.get("outcome_public", {}).get(seat.match_id, False):
+            for name in ("score", "place", "forfeit_reason", "forfeit_detail", "decisions", "think_seconds"):
+                data[name] = None
+        elif not permissions.sees_secrets(_caller(self), seat.player):
+            data["forfeit_detail"] = None
+        return data
 
 
 class MatchSerializer(serializers.ModelSerializer):
+    """A table. Its seed, its seats' outcomes and its finishing time are null until its outcome
+    is public (finished, and in duplicate play its round over)."""
+
     seats = SeatSerializer(many=True, read_only=True)
     round = serializers.IntegerField(source="round.number", read_only=True)
     tournament = serializers.IntegerField(source="round.tournament_id", read_only=True)
+    seed = serializers.IntegerField(read_only=True, allow_null=True)
+    finished_at = serializers.DateTimeField(read_only=True, allow_null=True)
 
     class Meta:
         model = Match
         fields = ["id", "tournament", "round", "table", "seed", "deal", "status", "notes", "scheduled_at",
                   "started_at", "finished_at", "attempts", "seats"]
+
+    def to_representation(self, match: Match) -> dict:
+        public = selectors.outcome_public(match)
+        # The seats' serializer reads it from the context: one decision per match.
+        self.context.setdefault("outcome_public", {})[match.pk] = public
+        data = super().to_representation(match)
+        if not public:
+            data["seed"] = None
+            data["finished_at"] = None
+        return data
 
 
 class RoundSerializer(serializers.ModelSerializer):
@@ -87,6 +194,13 @@ class RoundSerializer(serializers.ModelSerializer):
     class Meta:
         model = Round
         fields = ["id", "number", "status", "notes", "byes", "created_at", "finished_at", "matches"]
+
+
+class ReplaySerializer(serializers.Serializer):
+    match = serializers.IntegerField()
+    record = serializers.JSONField(allow_null=True, help_text="engine to_json(): inputs and actions; null when reported")
+    log = serializers.ListField(child=serializers.DictField(), allow_null=True,
+                                help_text="every event of the match, private parts included")
 
 
 class StandingSerializer(serializers.Serializer):
@@ -128,6 +242,12 @@ class RatingChangeSerializer(serializers.ModelSerializer):
 
 
 class SubmissionSerializer(serializers.ModelSerializer):
+    places = serializers.ListField(
+        child=serializers.IntegerField(), required=False,
+        help_text="each seat's place; omit it to have the places follow the scores as the game ranks them",
+    )
+    scores = serializers.ListField(child=serializers.IntegerField(), help_text="each seat's score, in seat order")
+
     class Meta:
         model = ResultSubmission
         fields = ["id", "match", "version", "scores", "places", "status", "reason", "submitted_by", "confirmed_by", "created_at"]
@@ -139,21 +259,36 @@ class ReasonSerializer(serializers.Serializer):
 
 
 class AuditSerializer(serializers.ModelSerializer):
+    """An audit event; what it says of a match's result stays hidden while that result is."""
+
     class Meta:
         model = AuditEvent
         fields = ["id", "match", "actor", "action", "detail", "created_at"]
+
+    def to_representation(self, event: AuditEvent) -> dict:
+        data = super().to_representation(event)
+        if event.match_id is not None and not selectors.outcome_public(event.match):
+            data["detail"] = {}
+        return data
 
 
 class LeagueSerializer(serializers.ModelSerializer):
     ladder = serializers.PrimaryKeyRelatedField(queryset=RatingLadder.objects.all(), required=False, allow_null=True)
     players = serializers.PrimaryKeyRelatedField(many=True, read_only=True)
+    owner = _Username()
+    organisers = _Usernames()
 
     class Meta:
         model = League
         fields = ["id", "name", "slug", "game", "options", "table_size", "division_size", "promote", "relegate",
-                  "round_interval", "format", "format_config", "continuous", "ladder", "players", "created_at"]
+                  "round_interval", "format", "format_config", "continuous", "open_entry", "ladder", "players",
+                  "owner", "organisers", "created_at"]
         read_only_fields = ["id", "players", "created_at"]
-        extra_kwargs = {"slug": {"validators": []}, "options": {"required": False}, "format_config": {"required": False}}
+        extra_kwargs = {
+            "slug": {"validators": []}, "options": {"required": False}, "format_config": {"required": False},
+            "table_size": {"min_value": 1, "max_value": 32767}, "division_size": {"min_value": 1, "max_value": 32767},
+            "promote": {"min_value": 0, "max_value": 32767}, "relegate": {"min_value": 0, "max_value": 32767},
+        }
 
 
 class SeasonSerializer(serializers.ModelSerializer):
@@ -166,3 +301,30 @@ class SeasonSerializer(serializers.ModelSerializer):
 
 class JoinSerializer(serializers.Serializer):
     player = serializers.PrimaryKeyRelatedField(queryset=Player.objects.all())
+
+
+class OrganiserSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+
+
+class TokenSerializer(serializers.ModelSerializer):
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=ApiToken.Scope.choices), min_length=1, max_length=len(ApiToken.Scope.values),
+        help_text="read: private reads; organise: create and change what you own; play: act for your players",
+    )
+    bot = serializers.PrimaryKeyRelatedField(
+        queryset=Player.objects.filter(kind=Player.Kind.BOT), required=False, allow_null=True,
+        help_text="tie the token to this one bot of yours: it then acts only as that bot (scopes read and play)",
+    )
+
+    class Meta:
+        model = ApiToken
+        fields = ["id", "name", "prefix", "scopes", "bot", "created_at", "last_used_at", "expires_at", "revoked_at"]
+        read_only_fields = ["id", "prefix", "created_at", "last_used_at", "revoked_at"]
+
+
+class TokenCreatedSerializer(TokenSerializer):
+    token = serializers.CharField(read_only=True, help_text="the token itself: shown this once, never again")
+
+    class Meta(TokenSerializer.Meta):
+        fields = [*TokenSerializer.Meta.fields, "token"]

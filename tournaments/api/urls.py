@@ -8,7 +8,8 @@ router.register("ladders", views.LadderViewSet)
 router.register("tournaments", views.TournamentViewSet)
 router.register("entries", views.EntryViewSet)
 router.register("matches", views.MatchViewSet)
-router.register("submissions", views.SubmissionViewSet)
+router.register("submissions", views.SubmissionViewSet, basename="resultsubmission")
 router.register("leagues", views.LeagueViewSet)
+router.register("tokens", views.TokenViewSet, basename="token")
 
 urlpatterns = router.urls

@@ -1,144 +1,251 @@
-"""The REST API: thin views over services (writes) and selectors (reads)."""
+"""The REST API: thin views over services (writes) and selectors (reads). Who may do what is
+decided by tournaments.permissions; what each caller is shown, by the serializers."""
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
+from django.db.models import Q
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
-from rest_framework import mixins, permissions, status, viewsets
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import authentication, mixins, permissions as drf_permissions, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import PermissionDenied
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 
-from tournaments import selectors
-from tournaments.models import Entry, League, Match, Player, RatingLadder, ResultSubmission, Tournament
-from tournaments.services import ladders, leagues, matches, players, results, tournaments
+from tournaments import permissions as rules, selectors
+from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Tournament
+from tournaments.services import ladders, leagues, matches, players, results, tokens, tournaments
 
-from . import serializers as s
-
-
-class ReadOrAuthenticated(permissions.IsAuthenticatedOrReadOnly):
-    """Anyone may browse; changing anything needs a signed-in user."""
+from . import auth, serializers as s
 
 
-class PlayerViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = Player.objects.all()
-    serializer_class = s.PlayerSerializer
+def caller_of(request) -> rules.Caller:
+    return rules.Caller(user=request.user, scopes=auth.scopes(request), bot_id=auth.token_bot_id(request))
+
+
+def require(allowed: bool, why: str) -> None:
+    """403 with the reason, unless ``allowed``."""
+    if not allowed:
+        raise PermissionDenied(why)
+
+
+class ReadOrAuthenticated(drf_permissions.IsAuthenticatedOrReadOnly):
+    """Anyone may browse; changing anything needs a signed-in user (then each action checks
+    what that user may do: tournaments.permissions)."""
+
+
+class ApiViewSet(viewsets.GenericViewSet):
     permission_classes = [ReadOrAuthenticated]
+
+    @property
+    def caller(self) -> rules.Caller:
+        return caller_of(self.request)
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(), "caller": self.caller}
+
+    def paginated(self, items, serializer_class):
+        """A page of ``items`` (a queryset or a list), as every list of the API is sent."""
+        page = self.paginate_queryset(items)
+        return self.get_paginated_response(serializer_class(page, many=True, context=self.get_serializer_context()).data)
+
+
+class OrganisersMixin:
+    """``GET/POST {event}/organisers/`` and ``DELETE {event}/organisers/{username}/``: the
+    co-organisers of an event, named by its owner."""
+
+    @extend_schema(responses=s.OrganiserSerializer(many=True), filters=False)
+    @action(detail=True, methods=["get"])
+    def organisers(self, request, pk=None):
+        event = self.get_object()
+        names = [{"username": u.get_username()} for u in event.organisers.order_by("username")]
+        return self.paginated(names, s.OrganiserSerializer)
+
+    @extend_schema(request=s.OrganiserSerializer, responses={200: s.OrganiserSerializer(many=True)})
+    @organisers.mapping.post
+    def add_organiser(self, request, pk=None):
+        event = self.get_object()
+        require(rules.owns(self.caller, event), "only the owner names co-organisers")
+        ser = s.OrganiserSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        user = get_user_model().objects.filter(username=ser.validated_data["username"], is_active=True).first()
+        if user is None:
+            return Response({"username": [f"no account {ser.validated_data['username']!r}"]},
+                            status=status.HTTP_400_BAD_REQUEST)
+        event.organisers.add(user)
+        return Response([{"username": u.get_username()} for u in event.organisers.order_by("username")])
+
+    @extend_schema(request=None, responses={204: None})
+    @action(detail=True, methods=["delete"], url_path=r"organisers/(?P<username>[\w.@+-]+)")
+    def remove_organiser(self, request, pk=None, username=None):
+        event = self.get_object()
+        require(rules.owns(self.caller, event), "only the owner names co-organisers")
+        user = get_object_or_404(event.organisers, username=username)
+        event.organisers.remove(user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class PlayerViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    queryset = Player.objects.select_related("owner")
+    serializer_class = s.PlayerSerializer
     filterset_fields = ["kind", "bot_kind", "active"]
 
     def perform_create(self, serializer):
+        require(self.caller.can(rules.ORGANISE), "registering a player needs the organise scope")
         data = serializer.validated_data
         serializer.instance = players.player_create(
             name=data["name"], kind=data["kind"], display_name=data.get("display_name", ""),
             bot_kind=data.get("bot_kind", ""), bot_config=data.get("bot_config"), owner=self.request.user,
         )
 
+    @extend_schema(request=s.PlayerUpdateSerializer, responses=s.PlayerSerializer)
+    def partial_update(self, request, pk=None):
+        """Change a player's display name, bot configuration or active flag: its owner only."""
+        player = self.get_object()
+        require(rules.owns(self.caller, player), "only the player's owner changes it")
+        ser = s.PlayerUpdateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        player = players.player_update(player=player, **ser.validated_data)
+        return Response(self.get_serializer(player).data)
 
-class LadderViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = RatingLadder.objects.all()
+
+class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganisersMixin,
+                    ApiViewSet):
+    queryset = RatingLadder.objects.select_related("owner").prefetch_related("organisers")
     serializer_class = s.LadderSerializer
-    permission_classes = [ReadOrAuthenticated]
     filterset_fields = ["game", "slug", "system"]
 
     def perform_create(self, serializer):
+        require(self.caller.can(rules.ORGANISE), "creating a ladder needs the organise scope")
         data = serializer.validated_data
+        latest = selectors.current_ladder(data["slug"])
+        require(latest is None or rules.may_use_ladder(self.caller, latest),
+                f"ladder {data['slug']} belongs to someone else: only its organisers make new versions")
         serializer.instance = ladders.ladder_create(
             slug=data["slug"], name=data["name"], game=data["game"], system=data["system"], config=data.get("config"),
+            owner=self.request.user,
         )
 
-    @extend_schema(responses=s.LeaderboardSerializer(many=True))
+    @extend_schema(responses=s.LeaderboardSerializer(many=True), filters=False)
     @action(detail=True)
     def leaderboard(self, request, pk=None):
-        ladder = self.get_object()
-        return Response(s.LeaderboardSerializer(selectors.ladder_leaderboard(ladder), many=True).data)
+        return self.paginated(selectors.ladder_leaderboard(self.get_object()), s.LeaderboardSerializer)
 
-    @extend_schema(responses=s.RatingChangeSerializer(many=True))
+    @extend_schema(responses=s.RatingChangeSerializer(many=True), filters=False)
     @action(detail=True, url_path=r"history/(?P<player_id>\d+)")
     def history(self, request, pk=None, player_id=None):
         ladder = self.get_object()
         player = get_object_or_404(Player, pk=player_id)
-        return Response(s.RatingChangeSerializer(selectors.rating_history(ladder, player), many=True).data)
+        return self.paginated(selectors.rating_history(ladder, player), s.RatingChangeSerializer)
 
 
-class TournamentViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = Tournament.objects.select_related("ladder")
+def _ladder_allowed(caller: rules.Caller, ladder: RatingLadder | None) -> None:
+    require(ladder is None or rules.may_use_ladder(caller, ladder),
+            "only the ladder's organisers attach events to it")
+
+
+class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganisersMixin,
+                        ApiViewSet):
+    queryset = Tournament.objects.select_related("ladder", "owner").prefetch_related("organisers")
     serializer_class = s.TournamentSerializer
-    permission_classes = [ReadOrAuthenticated]
     filterset_fields = ["game", "status", "format"]
     lookup_value_regex = r"\d+"
 
-    def perform_create(self, serializer):
-        data = dict(serializer.validated_data)
-        serializer.instance = tournaments.tournament_create(actor=self.request.user, **data)
+    def _organised(self) -> Tournament:
+        tournament = self.get_object()
+        require(rules.organises(self.caller, tournament), "only the tournament's organisers may do this")
+        return tournament
 
+    def perform_create(self, serializer):
+        require(self.caller.can(rules.ORGANISE), "creating a tournament needs the organise scope")
+        data = dict(serializer.validated_data)
+        _ladder_allowed(self.caller, data.get("ladder"))
+        serializer.instance = tournaments.tournament_create(actor=self.request.user, owner=self.request.user, **data)
+
+    @extend_schema(request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def start(self, request, pk=None):
-        tournament = tournaments.tournament_start(tournament=self.get_object(), actor=request.user)
-        return Response(s.TournamentSerializer(tournament).data)
+        tournament = tournaments.tournament_start(tournament=self._organised(), actor=request.user)
+        return Response(self.get_serializer(tournament).data)
 
+    @extend_schema(request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
-        tournament = tournaments.tournament_cancel(tournament=self.get_object(), actor=request.user)
-        return Response(s.TournamentSerializer(tournament).data)
+        tournament = tournaments.tournament_cancel(tournament=self._organised(), actor=request.user)
+        return Response(self.get_serializer(tournament).data)
 
-    @extend_schema(responses=s.StandingSerializer(many=True))
+    @extend_schema(responses=s.StandingSerializer(many=True), filters=False)
     @action(detail=True)
     def standings(self, request, pk=None):
-        return Response(s.StandingSerializer(selectors.tournament_standings(self.get_object()), many=True).data)
+        return self.paginated(selectors.tournament_standings(self.get_object()), s.StandingSerializer)
 
-    @extend_schema(responses=s.RoundSerializer(many=True))
+    @extend_schema(responses=s.RoundSerializer(many=True), filters=False)
     @action(detail=True)
     def rounds(self, request, pk=None):
-        return Response(s.RoundSerializer(selectors.tournament_rounds(self.get_object()), many=True).data)
+        return self.paginated(selectors.tournament_rounds(self.get_object()), s.RoundSerializer)
 
-    @extend_schema(responses=s.AuditSerializer(many=True))
+    @extend_schema(responses=s.AuditSerializer(many=True), filters=False)
     @action(detail=True)
     def audit(self, request, pk=None):
-        return Response(s.AuditSerializer(self.get_object().audit.all(), many=True).data)
+        return self.paginated(self.get_object().audit.select_related("match__round"), s.AuditSerializer)
 
-    @extend_schema(request=s.EntrySerializer, responses=s.EntrySerializer(many=True))
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(responses=s.EntrySerializer(many=True), filters=False)
+    @action(detail=True, methods=["get"])
     def entries(self, request, pk=None):
+        return self.paginated(self.get_object().entries.select_related("player"), s.EntrySerializer)
+
+    @extend_schema(request=s.EntrySerializer, responses={201: s.EntrySerializer})
+    @entries.mapping.post
+    def enter(self, request, pk=None):
+        """Enter a player: organisers enter built-in bots and their own players; where entry is
+        open, a player's owner enters it."""
         tournament = self.get_object()
-        if request.method == "POST":
-            ser = s.EntrySerializer(data=request.data)
-            ser.is_valid(raise_exception=True)
-            entry = tournaments.entry_add(
-                tournament=tournament, player=ser.validated_data["player"],
-                seed_rank=ser.validated_data.get("seed_rank"), actor=request.user,
-            )
-            return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
-        entries = tournament.entries.select_related("player")
-        return Response(s.EntrySerializer(entries, many=True).data)
+        ser = s.EntrySerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        player = ser.validated_data["player"]
+        require(rules.may_enter(self.caller, tournament, player),
+                "organisers enter built-in bots and their own players; a player's owner enters it where entry is open")
+        entry = tournaments.entry_add(
+            tournament=tournament, player=player, seed_rank=ser.validated_data.get("seed_rank"), actor=request.user,
+        )
+        return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
-class EntryViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = Entry.objects.select_related("player")
+class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    queryset = Entry.objects.select_related("player", "tournament")
     serializer_class = s.EntrySerializer
-    permission_classes = [ReadOrAuthenticated]
     filterset_fields = ["tournament", "player"]
 
+    @extend_schema(request=None, responses=s.EntrySerializer)
     @action(detail=True, methods=["post"])
     def withdraw(self, request, pk=None):
-        return Response(s.EntrySerializer(tournaments.entry_withdraw(entry=self.get_object(), actor=request.user)).data)
+        entry = self.get_object()
+        require(rules.may_withdraw(self.caller, entry.tournament, entry.player),
+                "an organiser, or the player's owner, withdraws an entry")
+        return Response(s.EntrySerializer(tournaments.entry_withdraw(entry=entry, actor=request.user)).data)
 
-    @extend_schema(request=s.ReasonSerializer)
+    @extend_schema(request=s.ReasonSerializer, responses=s.EntrySerializer)
     @action(detail=True, methods=["post"])
     def disqualify(self, request, pk=None):
+        entry = self.get_object()
+        require(rules.organises(self.caller, entry.tournament), "only the tournament's organisers disqualify")
         ser = s.ReasonSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        entry = tournaments.entry_disqualify(entry=self.get_object(), reason=ser.validated_data["reason"], actor=request.user)
+        entry = tournaments.entry_disqualify(entry=entry, reason=ser.validated_data["reason"], actor=request.user)
         return Response(s.EntrySerializer(entry).data)
 
 
-class MatchViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = Match.objects.select_related("round").prefetch_related("seats__player")
+class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
+    queryset = Match.objects.select_related("round__tournament").prefetch_related("seats__player")
     serializer_class = s.MatchSerializer
-    permission_classes = [ReadOrAuthenticated]
     filterset_fields = ["status", "round__tournament", "round__number"]
 
+    @extend_schema(responses={200: s.ReplaySerializer, 409: OpenApiResponse(description="not yet: the reason")})
     @action(detail=True)
     def replay(self, request, pk=None):
-        """The match's inputs, actions and complete log, once it may be shown (see selectors)."""
+        """The match's inputs, actions and complete log, once its outcome is public: finished
+        and, in duplicate play, its round over."""
         match = self.get_object()
         ok, why = selectors.replay_available(match)
         if not ok:
@@ -151,66 +258,151 @@ class MatchViewSet(viewsets.ReadOnlyModelViewSet):
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
         """Play a bot match again from scratch: one given up after MATCH_MAX_ATTEMPTS claims."""
-        match = matches.match_retry(match_id=self.get_object().pk, actor=request.user)
-        return Response(s.MatchSerializer(self.get_queryset().get(pk=match.pk)).data)
+        match = self.get_object()
+        require(rules.organises(self.caller, match.round.tournament), "only the tournament's organisers retry a match")
+        match = matches.match_retry(match_id=match.pk, actor=request.user)
+        return Response(self.get_serializer(self.get_queryset().get(pk=match.pk)).data)
 
-    @extend_schema(request=s.SubmissionSerializer, responses=s.SubmissionSerializer)
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(responses=s.SubmissionSerializer(many=True), filters=False)
+    @action(detail=True, methods=["get"])
     def submissions(self, request, pk=None):
         match = self.get_object()
-        if request.method == "POST":
-            ser = s.SubmissionSerializer(data=request.data)
-            ser.is_valid(raise_exception=True)
-            submission, created = results.result_submit(
-                match=match, scores=ser.validated_data["scores"], places=ser.validated_data["places"], user=request.user,
-            )
-            code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
-            return Response(s.SubmissionSerializer(submission).data, status=code)
-        return Response(s.SubmissionSerializer(match.submissions.all(), many=True).data)
+        return self.paginated(_visible_submissions(self.caller).filter(match=match), s.SubmissionSerializer)
+
+    @extend_schema(request=s.SubmissionSerializer,
+                   responses={201: s.SubmissionSerializer, 200: OpenApiResponse(s.SubmissionSerializer,
+                              description="the same result was reported already: the original submission")})
+    @submissions.mapping.post
+    def submit(self, request, pk=None):
+        """Report a result: an organiser, or the owner of a seated player."""
+        match = self.get_object()
+        require(rules.reports_for(self.caller, match), "an organiser or a seated player's owner reports a result")
+        ser = s.SubmissionSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        submission, created = results.result_submit(
+            match=match, scores=ser.validated_data["scores"], places=ser.validated_data.get("places"),
+            user=request.user,
+        )
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(s.SubmissionSerializer(submission).data, status=code)
 
 
-class SubmissionViewSet(viewsets.ReadOnlyModelViewSet):
-    queryset = ResultSubmission.objects.all()
+def _visible_submissions(caller: rules.Caller):
+    """Reported results: public, except in duplicate play while the round is played, when
+    only the match's seated players' owners and the organisers see them."""
+    qs = ResultSubmission.objects.select_related("match__round__tournament")
+    if caller.staff:
+        return qs
+    public = Q(match__deal__isnull=True) | Q(match__round__status="finished")
+    if not caller.signed_in:
+        return qs.filter(public)
+    user = caller.user
+    organiser = (
+        Q(match__round__tournament__owner=user) | Q(match__round__tournament__organisers=user)
+        | Q(match__round__tournament__season__league__owner=user)
+        | Q(match__round__tournament__season__league__organisers=user)
+    )
+    return qs.filter(public | organiser | Q(match__seats__player__owner=user)).distinct()
+
+
+class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     serializer_class = s.SubmissionSerializer
-    permission_classes = [ReadOrAuthenticated]
     filterset_fields = ["match", "status"]
 
+    def get_queryset(self):
+        return _visible_submissions(self.caller).order_by("pk")
+
+    def _decided_by_someone_seated(self) -> ResultSubmission:
+        submission = self.get_object()
+        require(rules.reports_for(self.caller, submission.match),
+                "an organiser or a seated player's owner confirms or rejects a result")
+        return submission
+
+    @extend_schema(request=None, responses=s.SubmissionSerializer)
     @action(detail=True, methods=["post"])
     def confirm(self, request, pk=None):
-        results.result_confirm(submission=self.get_object(), user=request.user)
-        return Response(s.SubmissionSerializer(ResultSubmission.objects.get(pk=pk)).data)
+        submission = self._decided_by_someone_seated()
+        results.result_confirm(submission=submission, user=request.user)
+        return Response(s.SubmissionSerializer(ResultSubmission.objects.get(pk=submission.pk)).data)
 
-    @extend_schema(request=s.ReasonSerializer)
+    @extend_schema(request=s.ReasonSerializer, responses=s.SubmissionSerializer)
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
+        submission = self._decided_by_someone_seated()
         ser = s.ReasonSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        submission = results.result_reject(submission=self.get_object(), reason=ser.validated_data["reason"], user=request.user)
+        submission = results.result_reject(submission=submission, reason=ser.validated_data["reason"], user=request.user)
         return Response(s.SubmissionSerializer(submission).data)
 
 
-class LeagueViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    queryset = League.objects.prefetch_related("players")
+class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganisersMixin,
+                    ApiViewSet):
+    queryset = League.objects.select_related("owner").prefetch_related("players", "organisers")
     serializer_class = s.LeagueSerializer
-    permission_classes = [ReadOrAuthenticated]
     filterset_fields = ["game"]
 
     def perform_create(self, serializer):
-        serializer.instance = leagues.league_create(**serializer.validated_data)
+        require(self.caller.can(rules.ORGANISE), "creating a league needs the organise scope")
+        _ladder_allowed(self.caller, serializer.validated_data.get("ladder"))
+        serializer.instance = leagues.league_create(owner=self.request.user, **serializer.validated_data)
 
     @extend_schema(request=s.JoinSerializer, responses=s.LeagueSerializer)
     @action(detail=True, methods=["post"])
     def join(self, request, pk=None):
+        league = self.get_object()
         ser = s.JoinSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        league = leagues.league_join(league=self.get_object(), player=ser.validated_data["player"])
-        return Response(s.LeagueSerializer(league).data)
+        player = ser.validated_data["player"]
+        require(rules.may_enter(self.caller, league, player),
+                "organisers add built-in bots and their own players; a player's owner adds it where entry is open")
+        league = leagues.league_join(league=league, player=player)
+        return Response(self.get_serializer(league).data)
 
-    @extend_schema(request=None, responses=s.SeasonSerializer(many=True))
-    @action(detail=True, methods=["get", "post"])
+    @extend_schema(responses=s.SeasonSerializer(many=True), filters=False)
+    @action(detail=True, methods=["get"])
     def seasons(self, request, pk=None):
         league = self.get_object()
-        if request.method == "POST":
-            season = leagues.season_start(league=league)
-            return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
-        return Response(s.SeasonSerializer(league.seasons.order_by("number"), many=True).data)
+        return self.paginated(league.seasons.prefetch_related("divisions").order_by("number"), s.SeasonSerializer)
+
+    @extend_schema(request=None, responses={201: s.SeasonSerializer})
+    @seasons.mapping.post
+    def start_season(self, request, pk=None):
+        league = self.get_object()
+        require(rules.organises(self.caller, league), "only the league's organisers start a season")
+        season = leagues.season_start(league=league)
+        return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
+
+
+class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, ApiViewSet):
+    """Your personal API tokens. Managed from a session (the browser) or with your username
+    and password (HTTP Basic, for a program's first token); never with a token."""
+
+    serializer_class = s.TokenSerializer
+    authentication_classes = [authentication.BasicAuthentication, authentication.SessionAuthentication]
+    permission_classes = [drf_permissions.IsAuthenticated]
+    throttle_classes = [ScopedRateThrottle]
+    throttle_scope = "tokens"
+
+    queryset = ApiToken.objects.none()  # for the schema; each caller sees their own
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return ApiToken.objects.none()
+        return ApiToken.objects.filter(user=self.request.user).select_related("bot")
+
+    @extend_schema(responses={201: s.TokenCreatedSerializer})
+    def create(self, request):
+        ser = s.TokenSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        data = ser.validated_data
+        row, token = tokens.token_create(user=request.user, name=data["name"], scopes=data["scopes"],
+                                         bot=data.get("bot"), expires_at=data.get("expires_at"))
+        body = s.TokenCreatedSerializer(row).data
+        body["token"] = token
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    @extend_schema(responses={204: None})
+    def destroy(self, request, pk=None):
+        """Revoke the token: from now on it authenticates nobody."""
+        tokens.token_revoke(token=self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -19,9 +19,13 @@ from .errors import ServiceError
 
 
 @transaction.atomic
-def ladder_create(*, slug: str, name: str, game: str, system: str = "elo", config: dict | None = None) -> RatingLadder:
-    """A new ladder, or a new version of ``slug`` when its configuration differs from the
-    latest version's (a ladder's configuration never changes once created)."""
+def ladder_create(
+    *, slug: str, name: str, game: str, system: str = "elo", config: dict | None = None, owner=None
+) -> RatingLadder:
+    """A new ladder, owned by ``owner``, or a new version of ``slug`` when its configuration
+    differs from the latest version's (a ladder's configuration never changes once created).
+    A new version keeps the latest one's owner and organisers (who may make one is the API's
+    rule: tournaments.permissions.may_use_ladder)."""
     try:
         engine.game(game)
     except engine.UnknownGame as exc:
@@ -41,9 +45,13 @@ def ladder_create(*, slug: str, name: str, game: str, system: str = "elo", confi
         if latest.config_hash == fingerprint:
             return latest
     version = 1 if latest is None else latest.version + 1
-    return RatingLadder.objects.create(
-        slug=slug, version=version, name=name, game=game, system=system, config=frozen, config_hash=fingerprint
+    ladder = RatingLadder.objects.create(
+        slug=slug, version=version, name=name, game=game, system=system, config=frozen, config_hash=fingerprint,
+        owner=owner if latest is None else latest.owner,
     )
+    if latest is not None:
+        ladder.organisers.set(latest.organisers.all())
+    return ladder
 
 
 def ladder_system(ladder: RatingLadder) -> ratings.RatingSystem:

@@ -17,6 +17,7 @@ from tournaments import formats
 from tournaments.models import League, Player, Rating, RatingLadder, Season, Tournament
 
 from .errors import ServiceError
+from .seeds import derive_seed
 from .tournaments import _check_game, _make_format, entry_add, tournament_create, tournament_start
 
 
@@ -36,7 +37,11 @@ def league_create(
     format_config: dict | None = None,
     continuous: bool = True,
     ladder: RatingLadder | None = None,
+    open_entry: bool = False,
+    owner=None,
 ) -> League:
+    """A new league run by ``owner``; its secret seed, from which every division's deals
+    derive, is drawn now."""
     options = _check_game(game, table_size, options or {})
     _make_format(format, format_config or {}, table_size, False)
     if not isinstance(division_size, int) or division_size < table_size:
@@ -55,7 +60,7 @@ def league_create(
     return League.objects.create(
         name=name, slug=slug, game=game, options=options, table_size=table_size, division_size=division_size,
         promote=promote, relegate=relegate, round_interval=round_interval, format=format,
-        format_config=format_config or {}, continuous=continuous, ladder=ladder,
+        format_config=format_config or {}, continuous=continuous, ladder=ladder, open_entry=open_entry, owner=owner,
     )
 
 
@@ -104,21 +109,16 @@ def season_start(*, league: League, starts_at: datetime | None = None) -> Season
         tournament = tournament_create(
             name=f"{league.name}, season {season.number}, division {number}", slug=slug, game=league.game,
             table_size=league.table_size, format=league.format, format_config=league.format_config,
-            options=league.options, seed=_season_seed(league, season.number, number), ladder=league.ladder,
-            starts_at=starts_at, round_interval=league.round_interval,
+            options=league.options, seed=derive_seed(league.seed, "season", season.number, "division", number),
+            ladder=league.ladder, starts_at=starts_at, round_interval=league.round_interval, owner=league.owner,
         )
-        Tournament.objects.filter(pk=tournament.pk).update(season=season, division=number)
+        # The seed derives from the league's secret: nobody chose it.
+        Tournament.objects.filter(pk=tournament.pk).update(season=season, division=number, seed_chosen=False)
         for pid in members:
             entry_add(tournament=tournament, player=Player.objects.get(pk=pid))
         if starts_at <= timezone.now():
             tournament_start(tournament=tournament)
     return season
-
-
-def _season_seed(league: League, season: int, division: int) -> int:
-    from .seeds import derive_seed
-
-    return derive_seed("league", league.slug, season, division)
 
 
 def season_close_if_done(*, season: Season) -> bool:

@@ -109,6 +109,29 @@ def player_create(
         raise ServiceError(f"a player named {name!r} already exists", "name", code="unique") from None
 
 
+@transaction.atomic
+def player_update(*, player: Player, display_name: str | None = None, bot_config: dict | None = None,
+                  active: bool | None = None) -> Player:
+    """Change a player's display name, a bot's configuration (checked as at registration) or
+    whether it is active (an inactive player is entered nowhere new)."""
+    player = Player.objects.select_for_update().get(pk=player.pk)
+    fields = []
+    if display_name is not None:
+        player.display_name = display_name
+        fields.append("display_name")
+    if bot_config is not None:
+        if player.kind != Player.Kind.BOT:
+            raise ServiceError("a person has no bot_config", "bot_config")
+        player.bot_config = _check_bot_config(player.bot_kind, bot_config)
+        fields.append("bot_config")
+    if active is not None:
+        player.active = active
+        fields.append("active")
+    if fields:
+        player.save(update_fields=fields)
+    return player
+
+
 def builtin_bot_get_or_create(*, bot: str, name: str | None = None, options: dict | None = None) -> Player:
     """The Player for a built-in bot (created on first use), e.g. for demos and run_tournament."""
     name = name or f"{bot}-bot"

@@ -102,10 +102,14 @@ def tournament_create(
     ladder: RatingLadder | None = None,
     starts_at: datetime | None = None,
     round_interval: timedelta | None = None,
+    open_entry: bool = False,
+    owner=None,
     actor=None,
 ) -> Tournament:
-    """A new tournament, open for registration. Every rule and format choice is checked now,
-    so a tournament that starts can always be played."""
+    """A new tournament, open for registration, run by ``owner``. Every rule and format choice
+    is checked now, so a tournament that starts can always be played. Without a ``seed`` one
+    is drawn that nobody knows; with one, ``seed_chosen`` says so (its chooser knows every
+    deal)."""
     resolved = _check_game(game, table_size, options or {})
     _make_format(format, format_config or {}, table_size, duplicate)
     points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
@@ -113,6 +117,7 @@ def tournament_create(
         raise ServiceError(f"ladder {ladder.slug} rates {ladder.game}, not {game}", "ladder")
     if Tournament.objects.filter(slug=slug).exists():
         raise ServiceError(f"a tournament with slug {slug!r} already exists", "slug", code="unique")
+    seed_chosen = seed is not None
     if seed is None:
         seed = derive_seed(slug, timezone.now().isoformat())
     tournament = Tournament.objects.create(
@@ -131,6 +136,9 @@ def tournament_create(
         starts_at=starts_at,
         round_interval=round_interval,
         status=Tournament.Status.REGISTRATION,
+        seed_chosen=seed_chosen,
+        open_entry=open_entry,
+        owner=owner,
     )
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="created", detail={"format": format})
     return tournament

@@ -1,0 +1,121 @@
+"""Who may do what: the service's permission rules as plain functions of a caller and an
+object (the API turns a False into 403). docs/api.md, "Who may do what", states them.
+
+* An event (tournament, league, rating ladder) is run by its **owner** and its
+  **co-organisers**; a league's divisions are run by the league's. Only the owner names
+  co-organisers. Staff run everything.
+* A **player** is changed, and its secrets (``bot_config``, forfeit details) read, by its
+  owner only (or staff). Its owner **acts for it** at a table: reports and confirms its
+  matches' results, withdraws it, enters it where entry is open.
+* A token caller is further bounded by its scopes (``organise`` to run events and change
+  players, ``play`` to act for players, ``read`` for private reads) and, for a token tied to
+  one bot, acts for that bot alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tournaments.models import ApiToken, League, Match, Player, RatingLadder, Tournament
+
+READ, ORGANISE, PLAY = ApiToken.Scope.READ, ApiToken.Scope.ORGANISE, ApiToken.Scope.PLAY
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is asking: the user (possibly anonymous), what its credentials allow, and the one
+    bot a token is tied to (None: any of the user's players)."""
+
+    user: Any
+    scopes: frozenset[str]
+    bot_id: int | None = None
+
+    @property
+    def signed_in(self) -> bool:
+        return bool(self.user is not None and self.user.is_authenticated)
+
+    @property
+    def staff(self) -> bool:
+        return self.signed_in and bool(self.user.is_staff)
+
+    def can(self, scope: str) -> bool:
+        return scope in self.scopes
+
+
+ANONYMOUS = Caller(user=None, scopes=frozenset())
+
+
+def _is_organiser(caller: Caller, event: Tournament | League | RatingLadder) -> bool:
+    if event.owner_id is not None and event.owner_id == caller.user.pk:
+        return True
+    if event.organisers.filter(pk=caller.user.pk).exists():
+        return True
+    if isinstance(event, Tournament) and event.season_id is not None:
+        return _is_organiser(caller, event.season.league)
+    return False
+
+
+def organises(caller: Caller, event: Tournament | League | RatingLadder) -> bool:
+    """May run ``event``: change it, its entries, its rounds and results."""
+    if not (caller.signed_in and caller.can(ORGANISE) and caller.bot_id is None):
+        return False
+    return caller.staff or _is_organiser(caller, event)
+
+
+def owns(caller: Caller, thing: Tournament | League | RatingLadder | Player, scope: str = ORGANISE) -> bool:
+    """Is the owner of ``thing`` (or staff), with ``scope``: names co-organisers of an event,
+    changes a player, reads a player's secrets (scope ``read``)."""
+    if not (caller.signed_in and caller.can(scope)):
+        return False
+    if caller.staff:
+        return True
+    if isinstance(thing, Player) and caller.bot_id is not None and caller.bot_id != thing.pk:
+        return False
+    return thing.owner_id is not None and thing.owner_id == caller.user.pk
+
+
+def sees_secrets(caller: Caller, player: Player) -> bool:
+    """May read ``player``'s bot_config and the details of its forfeits."""
+    return owns(caller, player, READ)
+
+
+def acts_for(caller: Caller, player: Player) -> bool:
+    """May act for ``player`` at a table (its owner, with the ``play`` scope)."""
+    if not (caller.signed_in and caller.can(PLAY)):
+        return False
+    if caller.bot_id is not None and caller.bot_id != player.pk:
+        return False
+    return player.owner_id is not None and player.owner_id == caller.user.pk
+
+
+def seated(match: Match) -> list[Player]:
+    return [seat.player for seat in match.seats.select_related("player")]
+
+
+def reports_for(caller: Caller, match: Match) -> bool:
+    """May report or confirm ``match``'s result: an organiser of its tournament, or the owner
+    of a player seated at it. (Confirming also needs someone other than the author: the
+    service's rule.)"""
+    return organises(caller, match.round.tournament) or any(acts_for(caller, p) for p in seated(match))
+
+
+def may_enter(caller: Caller, event: Tournament | League, player: Player) -> bool:
+    """May enter ``player`` in a tournament (or a league): an organiser enters built-in bots
+    (the service's own programs) and players it owns; a player's owner enters it where entry
+    is open. Nobody enters somebody else's person or external bot."""
+    if organises(caller, event) and (
+        caller.staff or player.bot_kind == Player.BotKind.BUILTIN or player.owner_id == caller.user.pk
+    ):
+        return True
+    return event.open_entry and acts_for(caller, player)
+
+
+def may_withdraw(caller: Caller, tournament: Tournament, player: Player) -> bool:
+    """An organiser withdraws anyone; a player's owner withdraws it."""
+    return organises(caller, tournament) or acts_for(caller, player)
+
+
+def may_use_ladder(caller: Caller, ladder: RatingLadder) -> bool:
+    """May attach a tournament or league to ``ladder`` (or make a new version of it)."""
+    return organises(caller, ladder)
