@@ -9,6 +9,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from tournaments import ratings, standings as standings_algo
 from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament
+from tournaments.services.tournaments import _make_format, active_entrants, round_history
 
 
 # --- what may be shown (docs/api.md, "What the API shows, and when") -----------------------------
@@ -74,12 +75,16 @@ class StandingLine:
     explanation: str
     played: int
     withdrawn: bool
+    reached: str | None  # how far in the bracket, for elimination formats
 
 
 def tournament_standings(tournament: Tournament) -> list[StandingLine]:
-    """The standings with their tie-breaks and an explanation of each rank."""
+    """The standings with their tie-breaks and an explanation of each rank. In an elimination
+    format, how far each entrant went in the bracket comes first (``Format.reached``, read
+    from the rounds closed so far)."""
     entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
     tables, byes = tournament_table_results(tournament)
+    fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
     rows = standings_algo.standings(
         [e.player_id for e in entries],
         tables,
@@ -87,6 +92,9 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
         points_by_place=tournament.points_by_place,
         tiebreaks=tournament.tiebreaks,
         names={e.player_id: str(e.player) for e in entries},
+        # Entrants still competing, as the format sees them: one in the history but not here
+        # withdrew, and loses its next table by walkover.
+        reached=fmt.reached(active_entrants(tournament), round_history(tournament)),
     )
     by_id = {e.player_id: e for e in entries}
     played: dict[int, int] = {}
@@ -103,6 +111,7 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
             explanation=row.explanation,
             played=played.get(row.entrant, 0),
             withdrawn=not by_id[row.entrant].active,
+            reached=row.reached,
         )
         for row in rows
     ]

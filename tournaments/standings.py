@@ -1,8 +1,19 @@
 """Standings: match points per table, then an ordered list of tie-breaks, with the reason for
-every rank.
+every rank; in an elimination format, how far each entrant went in the bracket before all that.
 
 Rules:
 
+* **The bracket first** (single and double elimination, the multi-table knockout: the caller
+  passes ``reached``, from ``Format.reached``). Entrants rank by how far they went: the champion
+  first, the loser of the final (or grand final) second, and so on, whatever their points; an
+  entrant who went further never ranks below one who went less far. Only entrants who went
+  equally far (``Reached.key`` equal: both semi-final losers, two knocked out in the same round
+  from the same place at their tables) are split by the tie-breaks below, as any tied group is
+  (the values are the same, counted over the whole tournament; ``head_to_head`` applies when
+  exactly two of them are level). An entrant ``reached`` does not mention (withdrawn before the
+  bracket was drawn) ranks below everyone it does. The explanation says "on the bracket" when
+  that is what separated two entrants. Without ``reached`` (round robin, Swiss) the standings
+  are the tie-breaks alone.
 * **Match points.** A table of N seats awards ``points_by_place(N)[k]`` to the seat in position
   k (0 = first); ``points_by_place`` is a function of N, a mapping from N, or one list for the
   tournament's table size, of which a smaller table uses the last N values ((3, 2, 1, 0) gives
@@ -40,7 +51,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
+
+if TYPE_CHECKING:
+    from tournaments.formats.base import Reached
 
 EntrantId = int
 Number = Union[int, Fraction]
@@ -52,6 +66,7 @@ BUCHHOLZ_CUT1 = "buchholz_cut1"
 SONNEBORN_BERGER = "sonneborn_berger"
 HEAD_TO_HEAD = "head_to_head"
 WINS = "wins"
+BRACKET = "bracket"  # not a tie-break: the step before them when ``reached`` is given
 
 TIEBREAKS = (MATCH_POINTS, GAME_SCORE, BUCHHOLZ, BUCHHOLZ_CUT1, SONNEBORN_BERGER, HEAD_TO_HEAD, WINS)
 DEFAULT_TIEBREAKS = (MATCH_POINTS, BUCHHOLZ, SONNEBORN_BERGER, HEAD_TO_HEAD, GAME_SCORE, WINS)
@@ -82,7 +97,7 @@ class TableResult:
 class StandingRow:
     """One entrant's line: rank (shared when tied), its points, the value of every configured
     tie-break (``head_to_head`` is None unless it was applied to this entrant), and why it ranks
-    where it does."""
+    where it does; ``reached`` is how far it went in the bracket (None without one)."""
 
     entrant: EntrantId
     rank: int
@@ -90,6 +105,7 @@ class StandingRow:
     game_score: Fraction
     tiebreak_values: dict[str, Fraction | int | None] = field(hash=False)
     explanation: str
+    reached: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -99,6 +115,7 @@ class StandingRow:
             "game_score": json_number(self.game_score),
             "tiebreak_values": {k: None if v is None else json_number(v) for k, v in self.tiebreak_values.items()},
             "explanation": self.explanation,
+            "reached": self.reached,
         }
 
 
@@ -119,12 +136,15 @@ def standings(
     bye_points: Number | None = None,
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
     names: Mapping[EntrantId, str] | None = None,
+    reached: Mapping[EntrantId, Reached] | None = None,
 ) -> list[StandingRow]:
     """Rank ``entrants`` on ``results`` (see the module docstring for every rule).
 
     ``points_by_place`` is a function of the table size, a mapping from table size to the
     points of each position, or one list (see the module docstring). ``names`` labels entrants in explanations (default "#id"). Rows
-    come best first; entrants sharing a rank come in ascending id order.
+    come best first; entrants sharing a rank come in ascending id order. ``reached``: how far
+    each entrant went in an elimination bracket (``Format.reached``), ranked by before any
+    tie-break; None ranks by the tie-breaks alone.
     """
     _check_tiebreaks(tiebreaks)
     order = list(entrants)
@@ -145,10 +165,16 @@ def standings(
 
     values = {name: tally.values(name) for name in tiebreaks if name != HEAD_TO_HEAD}
     head_to_head: dict[EntrantId, Fraction] = {}
-    # Split the tied groups one tie-break at a time; snapshots[t][e] is e's group after step t,
-    # so the tie-break that separated two neighbours is the first step where their groups differ.
+    # Split the tied groups one step at a time; snapshots[t][e] is e's group after step t, so
+    # the step that separated two neighbours is the first where their groups differ. The
+    # bracket, when there is one, is the first step: the tie-breaks only split its groups.
     groups = [sorted(order)]
     snapshots: list[dict[EntrantId, int]] = []
+    steps: list[str] = list(tiebreaks)
+    if reached is not None:
+        steps.insert(0, BRACKET)
+        groups = _split_by_bracket(order, reached)
+        snapshots.append({e: index for index, group in enumerate(groups) for e in group})
     for name in tiebreaks:
         split: list[list[EntrantId]] = []
         for group in groups:
@@ -170,17 +196,19 @@ def standings(
 
     def reason(mine: EntrantId, theirs: EntrantId) -> str:
         """'on Buchholz 14 vs 12 (level on match points 7)': the step that separated them,
-        this entrant's value first."""
+        this entrant's value first; 'on the bracket: lost the final vs champion'."""
         level = []
-        for step, name in enumerate(tiebreaks):
+        for step, name in enumerate(steps):
             if snapshots[step][mine] != snapshots[step][theirs]:
+                if name == BRACKET:
+                    return f"on the bracket: {_reached_label(reached, mine)} vs {_reached_label(reached, theirs)}"
                 if name == HEAD_TO_HEAD:
                     shown = f"{_fmt(head_to_head[mine])}–{_fmt(head_to_head[theirs])}"
                 else:
                     shown = f"{_fmt(values[name][mine])} vs {_fmt(values[name][theirs])}"
                 text = f"on {LABELS[name]} {shown}"
                 return f"{text} (level on {', '.join(level)})" if level else text
-            if name != HEAD_TO_HEAD:
+            if name not in (HEAD_TO_HEAD, BRACKET):
                 level.append(f"{LABELS[name]} {_fmt(values[name][mine])}")
         raise AssertionError("neighbours of different rank were never separated")
 
@@ -216,6 +244,7 @@ def standings(
                 game_score=tally.score[e],
                 tiebreak_values=tiebreak_values,
                 explanation=f"{prefix}{_ordinal(rank)}: {'; '.join(parts)}.",
+                reached=None if reached is None else _reached_label(reached, e),
             )
         )
     return rows
@@ -317,6 +346,23 @@ def _split_by(group: list[EntrantId], value: Mapping[EntrantId, Any]) -> list[li
         else:
             split.append([e])
     return split
+
+
+def _split_by_bracket(order: list[EntrantId], reached: Mapping[EntrantId, Reached]) -> list[list[EntrantId]]:
+    """Group entrants by how far they went, furthest first (id order within a group); those
+    ``reached`` does not mention form the last group."""
+
+    def key(e: EntrantId) -> tuple[int, tuple[int, ...]]:
+        return (1, tuple(reached[e].key)) if e in reached else (0, ())
+
+    groups: dict[tuple[int, tuple[int, ...]], list[EntrantId]] = {}
+    for e in sorted(order):
+        groups.setdefault(key(e), []).append(e)
+    return [groups[k] for k in sorted(groups, reverse=True)]
+
+
+def _reached_label(reached: Mapping[EntrantId, Reached] | None, e: EntrantId) -> str:
+    return reached[e].label if reached is not None and e in reached else "not in the bracket"
 
 
 def _split_head_to_head(

@@ -343,3 +343,25 @@ def test_duplicate_play_deals_the_same_cards_to_every_table_of_a_round():
     seatings = [tuple(m.seats.order_by("position").values_list("player_id", flat=True)) for m in matches]
     for position in range(4):
         assert {s[position] for s in seatings} == {p.pk for p in players}  # everyone in every seat
+
+
+@pytest.mark.parametrize("game, fmt", [("piazza", "double_elimination"), ("piazza", "single_elimination"),
+                                       ("spacca_il_mazzo", "knockout")])
+def test_published_elimination_standings_follow_the_bracket(game, fmt):
+    # The defect: a Piazza double elimination ranked its grand-final loser 3rd, behind a
+    # player knocked out rounds earlier, because standings counted match points only.
+    from tournaments.selectors import tournament_standings
+
+    table_size = 3 if fmt == "knockout" else 2
+    tournament = make_tournament(bot_players(8), slug=f"{game}-{fmt}", game=game, table_size=table_size, format=fmt,
+                                 format_config={}, options={}, ladder_slug=None)
+    play_out(tournament)
+    assert tournament.status == "finished"
+    last = Match.objects.filter(round__tournament=tournament).order_by("-round__number", "-table").first()
+    final = {seat.player_id: seat.place for seat in last.seats.all()}
+    lines = tournament_standings(tournament)
+    top = [line.player.pk for line in lines[:len(final)]]
+    assert sorted(top, key=lambda p: (final[p], p)) == top  # the last table decides the top places, in its order
+    assert [line.rank for line in lines[:2]] == [1, 2]
+    assert lines[0].reached == "champion"
+    assert all(line.reached for line in lines)

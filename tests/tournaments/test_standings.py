@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tournaments import formats
+from tournaments.formats.base import Reached
 from tournaments.standings import (
     DEFAULT_TIEBREAKS,
     TIEBREAKS,
@@ -16,6 +18,8 @@ from tournaments.standings import (
     default_points_by_place,
     standings,
 )
+
+from .formats.helpers import best_seed_wins, play_out, standings_input
 
 NAMES = {1: "Ann", 2: "Bea", 3: "Carla", 4: "Dan", 5: "Eve", 6: "Fio"}
 
@@ -328,3 +332,124 @@ def test_every_explanation_names_its_ordinal_and_its_neighbours(rng):
             assert "behind #" in row.explanation
         if row.rank < rows[-1].rank:
             assert "ahead of #" in row.explanation
+
+
+# --- elimination formats: the bracket first ------------------------------------------------
+
+
+def piazza_at_two_seats(seats, number):
+    """Seed 1 (id 0) scrapes through the winners' bracket on tied games (equal points: the
+    better seed goes through), then loses the grand final and the bracket reset; elsewhere the
+    better seed wins 61–30."""
+    if 0 in seats and number <= 3:
+        return formats.TableResult(seats, (1, 1), (40, 40))
+    winner = 1 if 0 in seats else min(seats)
+    return formats.TableResult(seats, tuple(1 if e == winner else 2 for e in seats),
+                               tuple(61 if e == winner else 30 for e in seats))
+
+
+def test_the_grand_final_loser_ranks_second_even_with_fewer_match_points_than_those_out_earlier():
+    # Regression: standings ranked double elimination by match points alone, so the grand
+    # final's loser came 3rd or lower, behind players knocked out rounds earlier.
+    fmt = formats.DoubleElimination()
+    history = []
+    while (rnd := fmt.next_round(range(8), history, random.Random(0))) is not None:
+        tables = tuple(piazza_at_two_seats(t.seats, rnd.number) for t in rnd.tables)
+        history.append(formats.RoundResult(rnd.number, tables, rnd.byes))
+    assert [t.seats for t in history[-1].tables] == [(0, 1)]  # the bracket reset
+    tables, byes = standings_input(history)
+    reached = fmt.reached(range(8), history)
+    rows = rows_by_entrant(standings(range(8), tables, byes=byes, reached=reached))
+    assert (rows[1].rank, rows[0].rank) == (1, 2)
+    assert rows[0].match_points < rows[2].match_points  # 2 went out in losers' round 4
+    assert rows[0].explanation == (
+        "2nd: behind #1 on the bracket: lost the grand final (bracket reset) vs champion; "
+        "ahead of #2 on the bracket: lost the grand final (bracket reset) vs out in losers' round 4."
+    )
+    # What the standings said before they knew the bracket:
+    assert rows_by_entrant(standings(range(8), tables, byes=byes))[0].rank == 4
+
+
+def test_single_elimination_semi_final_losers_are_split_by_the_tie_breaks():
+    fmt = formats.SingleElimination()
+    _, history = play_out(fmt, range(8), decide=best_seed_wins)
+    tables, byes = standings_input(history)
+    rows = standings(range(8), tables, byes=byes, reached=fmt.reached(range(8), history))
+    assert [(r.entrant, r.rank) for r in rows[:4]] == [(0, 1), (1, 2), (3, 3), (2, 4)]
+    # 3 lost to the champion, 2 to the runner-up: the same points, a better Buchholz.
+    by = rows_by_entrant(rows)
+    assert "ahead of #2 on Buchholz 3 vs 2 (level on match points 1)" in by[3].explanation
+    assert "behind #1 on the bracket: out in the semi-final vs lost the final" in by[3].explanation
+    assert {r.reached for r in rows[4:]} == {"out in the quarter-final"}
+
+
+def test_the_bracket_ranks_before_every_tie_break():
+    results = [duel(1, 2), duel(1, 3), duel(4, 1)]
+    reached = {4: Reached((2, 2), "champion"), 1: Reached((2, 0), "lost the final"),
+               2: Reached((1, 0), "out in the semi-final"), 3: Reached((1, 0), "out in the semi-final")}
+    rows = standings([1, 2, 3, 4], results, reached=reached, names=NAMES)
+    assert [(r.entrant, r.rank) for r in rows] == [(4, 1), (1, 2), (2, 3), (3, 3)]
+    assert rows[1].match_points > rows[0].match_points
+
+
+def test_the_explanation_says_when_the_bracket_separated_two_entrants():
+    reached = {1: Reached((2, 2), "champion"), 2: Reached((2, 0), "lost the final")}
+    rows = standings([1, 2], [duel(2, 1), duel(1, 2), duel(2, 1)], reached=reached, names=NAMES)
+    assert rows[0].explanation == "1st: ahead of Bea on the bracket: champion vs lost the final."
+    assert rows[1].explanation == "2nd: behind Ann on the bracket: lost the final vs champion."
+
+
+def test_entrants_level_on_the_bracket_keep_today_s_explanations():
+    results = [duel(1, 2), duel(2, 3), duel(3, 1), duel(2, 4), duel(1, 4), duel(4, 3)]
+    same = {e: Reached((1, 0), "out in the semi-final") for e in (1, 2, 3, 4)}
+    tiebreaks = ["match_points", "head_to_head"]
+    with_bracket = standings([1, 2, 3, 4], results, tiebreaks=tiebreaks, names=NAMES, reached=same)
+    without = standings([1, 2, 3, 4], results, tiebreaks=tiebreaks, names=NAMES)
+    assert [(r.entrant, r.rank, r.explanation) for r in with_bracket] == [
+        (r.entrant, r.rank, r.explanation) for r in without]
+
+
+def test_entrants_level_on_the_bracket_that_no_tie_break_splits_share_a_rank():
+    reached = {1: Reached((2, 2), "champion"), 2: Reached((1, 0), "out in the semi-final"),
+               3: Reached((1, 0), "out in the semi-final")}
+    rows = standings([1, 2, 3], [duel(1, 2), duel(1, 3)], reached=reached, names=NAMES)
+    assert [(r.entrant, r.rank) for r in rows] == [(1, 1), (2, 2), (3, 2)]
+    assert rows[1].explanation.startswith("=2nd: tied with Carla after every tie-break")
+    assert "behind Ann on the bracket: out in the semi-final vs champion" in rows[1].explanation
+
+
+def test_an_entrant_the_bracket_does_not_mention_ranks_below_everyone_it_does():
+    # 3 withdrew before the bracket was drawn but had won a table in an earlier stage.
+    reached = {1: Reached((1, 2), "champion"), 2: Reached((1, 0), "lost the final")}
+    rows = standings([1, 2, 3], [duel(1, 2), duel(3, 2)], reached=reached)
+    assert [r.entrant for r in rows] == [1, 2, 3]
+    assert rows[2].reached == "not in the bracket"
+    assert "behind #2 on the bracket: not in the bracket vs lost the final" in rows[2].explanation
+
+
+def test_rows_say_how_far_each_entrant_went():
+    reached = {1: Reached((2, 2), "champion"), 2: Reached((2, 0), "lost the final")}
+    rows = standings([1, 2], [duel(1, 2)], reached=reached)
+    assert [r.reached for r in rows] == ["champion", "lost the final"]
+    assert [r.to_json()["reached"] for r in rows] == ["champion", "lost the final"]
+    plain = standings([1, 2], [duel(1, 2)])
+    assert [r.reached for r in plain] == [None, None]
+    assert plain[0].to_json()["reached"] is None
+
+
+@SETTINGS
+@given(st.randoms(use_true_random=False), st.permutations([t for t in TIEBREAKS if t != "head_to_head"]))
+def test_the_bracket_orders_the_rows_and_the_tie_breaks_order_each_level_as_before(rng, tiebreaks):
+    entrants, results, byes = random_tournament(rng)
+    reached = {e: Reached((rng.randint(0, 3), rng.randint(-2, 0)), "somewhere") for e in entrants
+               if rng.random() < 0.9}
+    rows = standings(entrants, results, byes=byes, bye_points=1, tiebreaks=tiebreaks, reached=reached)
+    plain = {r.entrant: r for r in standings(entrants, results, byes=byes, bye_points=1, tiebreaks=tiebreaks)}
+    level = [(1, reached[r.entrant].key) if r.entrant in reached else (0, ()) for r in rows]
+    for upper, lower, a, b in zip(rows, rows[1:], level, level[1:]):
+        assert a >= b
+        if a != b:
+            assert upper.rank < lower.rank and "on the bracket" in lower.explanation
+        else:  # within a level, the order and ties the tie-breaks gave before
+            assert plain[upper.entrant].rank <= plain[lower.entrant].rank
+            assert (upper.rank == lower.rank) == (plain[upper.entrant].rank == plain[lower.entrant].rank)

@@ -213,6 +213,7 @@ class StandingSerializer(serializers.Serializer):
     tiebreaks = serializers.JSONField()
     explanation = serializers.CharField()
     withdrawn = serializers.BooleanField()
+    reached = serializers.CharField(allow_null=True, help_text="elimination formats: how far in the bracket")
 
 
 class LeaderboardSerializer(serializers.Serializer):

@@ -4,6 +4,9 @@ A format is a pure object: configured once by plain values, it answers ``next_ro
 history, rng)`` with the next round's tables, or ``None`` when its stage is finished. It keeps no
 state between calls; everything it needs is in ``history`` (the results of the rounds it issued,
 oldest first, each listing its tables and byes in the order the format issued them).
+
+A bracket format also answers ``reached(entrants, history)``: how far each entrant went, which
+the standings rank by before any tie-break (formats that rank by points answer None).
 """
 
 from __future__ import annotations
@@ -56,6 +59,16 @@ class RoundResult:
     number: int
     tables: tuple[TableResult, ...]
     byes: tuple[EntrantId, ...] = ()
+
+
+@dataclass(frozen=True)
+class Reached:
+    """How far an entrant went in a bracket. ``key`` compares higher = further; entrants with
+    equal keys went equally far (the standings' tie-breaks then split them). Keys of one format
+    share one shape, so any two compare. ``label`` says it in words: "lost the final"."""
+
+    key: tuple[int, ...]
+    label: str
 
 
 # --- configuration checks ------------------------------------------------------------------
@@ -241,6 +254,26 @@ class Format:
         if rnd is not None and self.duplicate:
             rnd = duplicate_round(rnd)
         return rnd
+
+    def reached(self, entrants: Sequence[EntrantId], history: Sequence[RoundResult]
+                ) -> dict[EntrantId, Reached] | None:
+        """How far each entrant went, for standings that rank by the bracket first; None for a
+        format ranked by points alone.
+
+        Pass what ``next_round`` is passed: ``entrants`` the entrants still competing, in seed
+        order (an entrant knocked out stays one: the bracket, not this list, says who is out),
+        and ``history`` the rounds played. An entrant in ``history`` but not in ``entrants`` has
+        withdrawn. Every entrant of either gets a value."""
+        from .duplicate import merge_duplicates
+
+        entrants = check_entrants(entrants)
+        if self.duplicate:
+            history = [merge_duplicates(r) for r in history]
+        return self._reached(entrants, list(history))
+
+    def _reached(self, entrants: tuple[EntrantId, ...], history: list[RoundResult]
+                 ) -> dict[EntrantId, Reached] | None:
+        return None
 
     def planned_rounds(self, n_entrants: int) -> int | None:
         """How many rounds the stage will have for this many entrants (None: not known ahead)."""

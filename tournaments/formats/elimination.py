@@ -19,6 +19,16 @@ the next winners' round (in reverse order every other time, so recent opponents 
 again at once); odd ones pair survivors among themselves. The grand final sets the winners'
 champion against the losers' champion; with ``bracket_reset`` (default on) a second final is
 played when the losers' champion wins the first, so nobody is eliminated with a single loss.
+
+How far each entrant went (``reached``, which the standings rank by before any tie-break) is
+read from the same replay of the bracket that makes the next round. The key is (format round,
+stage): stage 0 = went out in that round (lost its last life there, or lost it by walkover after
+withdrawing), 1 = still in with that round to play, 2 = won the last table of the bracket (the
+champion). So the champion ranks first, the loser of the final (single) or of the grand final or
+bracket reset (double) second, then everyone else by the round they went out in, latest first:
+entrants out in the same format round share a key (both semi-final losers; in double
+elimination everyone eliminated in that round of the losers' bracket). While the bracket is
+being played, entrants still in rank above everyone out, together.
 """
 
 from __future__ import annotations
@@ -28,7 +38,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from .base import EntrantId, Format, Round, RoundResult, Table, TableResult, check_bool
+from .base import EntrantId, Format, Reached, Round, RoundResult, Table, TableResult, check_bool
 
 Slot = EntrantId | None
 
@@ -141,6 +151,79 @@ def pair_up(slots: list[Slot], play: Play, label: str) -> tuple[list[Slot], list
     return winners, losers
 
 
+def round_label(n_slots: int) -> str:
+    """The name of a single-elimination round with ``n_slots`` places left in the bracket."""
+    return {2: "final", 4: "semi-final", 8: "quarter-final"}.get(n_slots, f"round of {n_slots}")
+
+
+# --- how far each entrant went -----------------------------------------------------------------
+
+# Second part of a ``Reached`` key: what happened in the round of its first part.
+LOST, TO_PLAY, WON = 0, 1, 2
+
+
+def _out_label(label: str) -> str:
+    """'lost the final', 'out in the semi-final', 'out in losers' round 3'."""
+    if label in ("final", "grand final"):
+        return f"lost the {label}"
+    if label == "bracket reset":
+        return "lost the grand final (bracket reset)"
+    article = "" if "'" in label else "the "  # "winners' round 2" takes none
+    return f"out in {article}{label}"
+
+
+class _Track:
+    """Watches a replay of the bracket for ``reached``: the last pairing each entrant was part of
+    and the format round in which it left the bracket."""
+
+    def __init__(self) -> None:
+        self.label: dict[EntrantId, str] = {}
+        self.out: dict[EntrantId, int] = {}
+
+    def watch(self, play: Play) -> Play:
+        def watched(a: Slot, b: Slot, label: str) -> tuple[Slot, Slot]:
+            for e in (a, b):
+                if e is not None:
+                    self.label[e] = label
+            return play(a, b, label)
+
+        return watched
+
+    def after(self, t: int, alive: set[EntrantId]) -> None:
+        """Format round ``t`` is played: whoever had been paired and is no longer anywhere in
+        the bracket went out in it. (Comparing who is left, rather than counting losses, also
+        covers both sides of a pairing gone by withdrawal and the grand final without reset.)"""
+        for e in self.label:
+            if e not in alive and e not in self.out:
+                self.out[e] = t
+
+    def went_out(self, history: Sequence[RoundResult]) -> dict[EntrantId, Reached]:
+        out = {}
+        for e, t in self.out.items():
+            label = _out_label(self.label[e])
+            seated = t <= len(history) and any(e in table.seats for table in history[t - 1].tables)
+            out[e] = Reached(key=(t, LOST), label=label if seated else f"{label} (walkover)")
+        return out
+
+
+def _not_started(entrants: Sequence[EntrantId]) -> dict[EntrantId, Reached]:
+    return {e: Reached(key=(1, TO_PLAY), label="still in (round 1)") for e in entrants}
+
+
+def _outside(reached: dict[EntrantId, Reached], entrants: Sequence[EntrantId],
+             history: Sequence[RoundResult]) -> dict[EntrantId, Reached]:
+    """Give anyone the bracket does not hold (not in round 1) the lowest key."""
+    everyone = list(entrants) + [e for rnd in history for t in rnd.tables for e in t.seats]
+    everyone += [e for rnd in history for e in rnd.byes]
+    for e in everyone:
+        reached.setdefault(e, Reached(key=(0, LOST), label="not in the bracket"))
+    return reached
+
+
+def _present(slots: Sequence[Slot]) -> set[EntrantId]:
+    return {e for e in slots if e is not None}
+
+
 @dataclass(frozen=True)
 class SingleElimination(Format):
     """Knockout for two seats; the loser of each table is out."""
@@ -150,22 +233,64 @@ class SingleElimination(Format):
     def planned_rounds(self, n_entrants: int) -> int | None:
         return max(0, math.ceil(math.log2(n_entrants))) if n_entrants > 1 else 0
 
-    def _next_round(self, entrants, history, rng):
-        if not history:
-            return first_round(entrants)
+    def _replay(self, history: list[RoundResult], track: _Track | None = None
+                ) -> tuple[dict[EntrantId, int], list[Slot], int]:
+        """The bracket after the rounds played: seed indices, the slots left, rounds replayed."""
         _, seed, slots = bracket_from(history)
+        played = 0
         for rnd in history:
-            slots, _ = pair_up(slots, resolver(rnd, seed), "")
+            if len(slots) == 1:
+                break  # the final is played
+            play = resolver(rnd, seed)
+            slots, _ = pair_up(slots, track.watch(play) if track else play, round_label(len(slots)))
+            played += 1
+            if track:
+                track.after(played, _present(slots))
+        return seed, slots, played
+
+    def _upcoming(self, entrants: Sequence[EntrantId], seed: dict[EntrantId, int],
+                  slots: list[Slot], number: int) -> Round | None:
+        """Round ``number`` from the bracket's slots, or None: the stage is over."""
         if len(slots) == 1:
             return None
         play, tables, byes, notes = issuer(set(entrants), seed)
-        label = {2: "final", 4: "semi-final", 8: "quarter-final"}.get(
-            len(slots), f"round of {len(slots)}")
+        label = round_label(len(slots))
         pair_up(slots, play, label)
         if not tables and len(byes) <= 1:
             return None  # walkovers left a single entrant: the stage is over
-        return Round(number=len(history) + 1, tables=tuple(tables), byes=tuple(byes),
+        return Round(number=number, tables=tuple(tables), byes=tuple(byes),
                      notes=tuple(notes) + (label,))
+
+    def _next_round(self, entrants, history, rng):
+        if not history:
+            return first_round(entrants)
+        seed, slots, played = self._replay(history)
+        return self._upcoming(entrants, seed, slots, played + 1)
+
+    def _reached(self, entrants, history):
+        """Out in round r: (r, 0). Still in with round r to play: (r, 1); an entrant still in
+        who has withdrawn will lose round r by walkover: (r, 0). The champion: (r, 2), r the
+        round of the final (or the round walkovers left it alone in)."""
+        if not history:
+            return _not_started(entrants)
+        track = _Track()
+        seed, slots, played = self._replay(history, track)
+        reached = track.went_out(history)
+        present = set(entrants)
+        if len(slots) == 1:
+            if slots[0] is not None:
+                reached[slots[0]] = Reached(key=(played, WON), label="champion")
+        else:
+            over = self._upcoming(entrants, seed, slots, played + 1) is None
+            label = round_label(len(slots))
+            for e in _present(slots):
+                if e not in present:
+                    reached[e] = Reached(key=(played + 1, LOST), label=f"withdrew before the {label}")
+                elif over:  # every opponent left has withdrawn
+                    reached[e] = Reached(key=(played + 1, WON), label="champion (opponents withdrew)")
+                else:
+                    reached[e] = Reached(key=(played + 1, TO_PLAY), label=f"still in ({label})")
+        return _outside(reached, entrants, history)
 
 
 @dataclass
@@ -175,11 +300,19 @@ class _Double:
     k: int
     winners: list[Slot]
     losers: list[Slot] = field(default_factory=list)
-    drops: dict[int, list[Slot]] = field(default_factory=dict)
+    drops: dict[int, list[Slot]] = field(default_factory=dict)  # waiting for the losers' bracket
     final: tuple[Slot, Slot] | None = None  # (winners' champion, losers' champion)
     reset: tuple[Slot, Slot] | None = None
     champion: Slot = None
     done: bool = False
+
+    def alive(self) -> set[EntrantId]:
+        """Everyone the bracket still holds: in either bracket, dropped and waiting for the
+        losers' bracket, or due in the bracket reset."""
+        if self.done:
+            return _present([self.champion])
+        waiting = [e for dropped in self.drops.values() for e in dropped]
+        return _present(self.winners + self.losers + waiting + list(self.reset or ()))
 
 
 @dataclass(frozen=True)
@@ -208,7 +341,8 @@ class DoubleElimination(Format):
             return
         if t == 2 * k:
             wc = st.winners[0]
-            lc = st.losers[0] if k > 1 else st.drops[1][0]
+            # Drops leave ``drops`` when the losers' bracket takes them, so ``alive`` is exact.
+            lc = st.losers[0] if k > 1 else st.drops.pop(1)[0]
             st.final = (wc, lc)
             w, l = play(wc, lc, "grand final")
             if w is not None and w == lc and lc is not None and wc is not None \
@@ -224,31 +358,87 @@ class DoubleElimination(Format):
         if 1 <= r <= 2 * (k - 1):
             label = f"losers' round {r}"
             if r == 1:
-                st.losers, _ = pair_up(st.drops[1], play, label)
+                st.losers, _ = pair_up(st.drops.pop(1), play, label)
             elif r % 2 == 0:
                 i = r // 2
-                drop = st.drops[i + 1][::-1] if i % 2 else st.drops[i + 1]
+                drop = st.drops.pop(i + 1)
+                drop = drop[::-1] if i % 2 else drop
                 mixed = [x for pair in zip(st.losers, drop) for x in pair]
                 st.losers, _ = pair_up(mixed, play, label)
             else:
                 st.losers, _ = pair_up(st.losers, play, label)
 
-    def _next_round(self, entrants, history, rng):
-        if not history:
-            return first_round(entrants)
+    def _replay(self, history: list[RoundResult], track: _Track | None = None
+                ) -> tuple[_Double, dict[EntrantId, int], int]:
+        """The bracket after the rounds played: its state, seed indices, rounds replayed."""
         seeds, seed, slots = bracket_from(history)
         st = _Double(k=int(math.log2(bracket_size(len(seeds)))), winners=slots)
-        for t, rnd in enumerate(history, start=1):
-            self._step(st, t, resolver(rnd, seed))
+        played = 0
+        for rnd in history:
+            played += 1
+            play = resolver(rnd, seed)
+            self._step(st, played, track.watch(play) if track else play)
+            if track:
+                track.after(played, st.alive())
             if st.done:
-                return None
+                break
+        return st, seed, played
+
+    def _upcoming(self, entrants: Sequence[EntrantId], st: _Double, seed: dict[EntrantId, int],
+                  number: int, track: _Track | None = None) -> Round | None:
+        """Format round ``number`` of the bracket in state ``st``, or None: the stage is over."""
+        if st.done:
+            return None
         play, tables, byes, notes = issuer(set(entrants), seed)
-        self._step(copy.deepcopy(st), len(history) + 1, play)
-        number = len(history) + 1
+        self._step(copy.deepcopy(st), number, play)
         if not tables:
             # Only walkovers this round (withdrawals): finished if they decide the champion,
             # otherwise a round of byes alone, so the bracket's round numbers stay in step.
-            self._step(st, number, resolver(RoundResult(number, (), tuple(byes)), seed))
+            # Either way the walkovers are played into ``st`` at once.
+            play = resolver(RoundResult(number, (), tuple(byes)), seed)
+            self._step(st, number, track.watch(play) if track else play)
+            if track:
+                track.after(number, st.alive())
             if st.done:
                 return None
         return Round(number=number, tables=tuple(tables), byes=tuple(byes), notes=tuple(notes))
+
+    def _next_round(self, entrants, history, rng):
+        if not history:
+            return first_round(entrants)
+        st, seed, played = self._replay(history)
+        return self._upcoming(entrants, st, seed, played + 1)
+
+    def _reached(self, entrants, history):
+        """Out (second loss, or the grand final lost without a reset to come) in format round
+        t: (t, 0). Still in with round t to play: (t, 1); still in but withdrawn: (t, 0). The
+        champion: (t, 2), t the round of the last final. The grand final is the only table of
+        its round, so its loser ranks second alone."""
+        if not history:
+            return _not_started(entrants)
+        track = _Track()
+        st, seed, played = self._replay(history, track)
+        number = played + 1
+        # The champion is decided in the last round played, or by walkovers in the one after.
+        decided = played if st.done else number
+        upcoming = self._upcoming(entrants, st, seed, number, track)
+        reached = track.went_out(history)
+        if st.done:
+            if st.champion is not None:
+                reached[st.champion] = Reached(key=(decided, WON), label="champion")
+            return _outside(reached, entrants, history)
+        if not upcoming.tables:
+            number += 1  # a round of walkovers alone is over as soon as it is made
+        present = set(entrants)
+        for e in st.alive():
+            if e not in present:
+                reached[e] = Reached(key=(number, LOST), label=f"withdrew before round {number}")
+                continue
+            if st.reset:
+                where = "bracket reset"
+            elif number >= 2 * st.k:
+                where = "grand final"
+            else:
+                where = "winners' bracket" if e in st.winners else "losers' bracket"
+            reached[e] = Reached(key=(number, TO_PLAY), label=f"still in ({where}, round {number})")
+        return _outside(reached, entrants, history)

@@ -8,13 +8,22 @@ fair share of strong and weak entrants. From each table the best ``advance`` pla
 (a shared place is split by score, then seed), but never a whole table: at least one is knocked
 out, so the stage always ends. Round 1 seeds by entry order; later rounds by the place reached,
 then score, then the original seed. When the field fits at one table it plays the final.
+
+How far each entrant went (``reached``, which the standings rank by before any tie-break): the
+key is (last round played, −place at that table). At the final table the places decide first to
+last; those knocked out in the same round rank by the place they took at their table (2nd at one
+table level with 2nd at another: the tie-breaks split them), below everyone who went further.
+Entrants still in share the key (next round, 0), above all; a bye carries an entrant to the
+next round, so one who withdrew after a bye in round r has (r, 0). An entrant who withdrew
+after going through keeps the key of the place it went through with.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import MAX_SEATS, EntrantId, Format, Round, Table, check_int, table_sizes
+from .base import (MAX_SEATS, EntrantId, Format, Reached, Round, RoundResult, Table, _ordinal,
+                   check_int, table_sizes)
 
 
 def snake(ranked: list[EntrantId], sizes: list[int]) -> list[list[EntrantId]]:
@@ -64,17 +73,9 @@ class MultiTableKnockout(Format):
             field = list(entrants)
         else:
             last = history[-1]
-            if len(last.tables) == 1 and not last.byes and self._was_final(last):
+            if self._was_final(last):
                 return None
-            ranked = []
-            for t in last.tables:
-                order = sorted(zip(t.seats, t.places, t.scores),
-                               key=lambda r: (r[1], -r[2], seed.get(r[0], len(seed))))
-                keep = min(self.advance, len(t.seats) - 1)
-                ranked += [(place, -score, seed.get(e, len(seed)), e)
-                           for e, place, score in order[:keep]]
-            ranked += [(0, 0, seed.get(e, len(seed)), e) for e in last.byes]
-            field = [r[3] for r in sorted(ranked) if r[3] in present]
+            field = [e for e in self._through(last, seed) if e in present]
         n = len(field)
         if n < self.min_seats:
             return None
@@ -94,6 +95,71 @@ class MultiTableKnockout(Format):
                   f"{self.min_seats}-{self.seats})" for e in byes]
         return Round(number=number, tables=tuple(tables), byes=byes, notes=tuple(notes))
 
-    def _was_final(self, last) -> bool:
+    def _through(self, rnd: RoundResult, seed: dict[EntrantId, int]) -> list[EntrantId]:
+        """Who goes through from ``rnd`` (withdrawn or not), in the next round's seed order:
+        the top ``advance`` of each table (never all of it), ranked by place, score and seed,
+        then its byes."""
+        ranked = []
+        for t in rnd.tables:
+            order = sorted(zip(t.seats, t.places, t.scores),
+                           key=lambda r: (r[1], -r[2], seed.get(r[0], len(seed))))
+            keep = min(self.advance, len(t.seats) - 1)
+            ranked += [(place, -score, seed.get(e, len(seed)), e)
+                       for e, place, score in order[:keep]]
+        ranked += [(0, 0, seed.get(e, len(seed)), e) for e in rnd.byes]
+        return [r[3] for r in sorted(ranked)]
+
+    def _was_final(self, last: RoundResult) -> bool:
         # The final is the round that seated everyone left at one table of at most ``seats``.
-        return len(last.tables[0].seats) <= self.seats and not last.byes and len(last.tables) == 1
+        return len(last.tables) == 1 and not last.byes and len(last.tables[0].seats) <= self.seats
+
+    def _reached(self, entrants, history):
+        """See the module docstring: (last round played, −place there); still in: (next
+        round, 0); never seated: (0, 0)."""
+        present = set(entrants)
+        if not history:
+            return {e: Reached(key=(1, 0), label="still in (round 1)") for e in entrants}
+        seed = {e: i for i, e in enumerate(entrants)}
+        # Each entrant's last appearance: (round, place at its table, or None for a bye).
+        last_seen: dict[EntrantId, tuple[int, int | None]] = {}
+        went_through: dict[int, set[EntrantId]] = {}
+        for t, rnd in enumerate(history, start=1):
+            for table in rnd.tables:
+                for e, place in zip(table.seats, table.places):
+                    last_seen[e] = (t, place)
+            for e in rnd.byes:
+                last_seen[e] = (t, None)
+            went_through[t] = set(self._through(rnd, seed))
+        played = len(history)
+        last = history[-1]
+        final = self._was_final(last)
+        # Exactly the field ``_next_round`` would seat next.
+        field = [] if final else [e for e in self._through(last, seed) if e in present]
+        over = final or len(field) < self.min_seats
+        reached: dict[EntrantId, Reached] = {}
+        for e in field:
+            if over:  # too few left to fill a table: the stage ends with them still in
+                label = "champion (no opponent left)" if len(field) == 1 else \
+                    f"still in when the stage ended (round {played + 1})"
+            else:
+                label = f"still in (round {played + 1})"
+            reached[e] = Reached(key=(played + 1, 0), label=label)
+        winners = sum(1 for p in last.tables[0].places if p == 1) if final else 0
+        for e, (t, place) in last_seen.items():
+            if e in reached:
+                continue
+            if place is None:
+                reached[e] = Reached(key=(t, 0), label=f"withdrew after a bye in round {t}")
+            elif final and t == played:
+                label = "champion" if place == 1 and winners == 1 else \
+                    f"{_ordinal(place)} at the final table"
+                reached[e] = Reached(key=(t, -place), label=label)
+            elif e in went_through[t]:
+                reached[e] = Reached(key=(t, -place), label=f"withdrew after round {t} "
+                                                            f"({_ordinal(place)} at the table)")
+            else:
+                reached[e] = Reached(key=(t, -place),
+                                     label=f"out at round {t}, {_ordinal(place)} at the table")
+        for e in entrants:
+            reached.setdefault(e, Reached(key=(0, 0), label="did not play"))
+        return reached

@@ -33,16 +33,20 @@ def result_of(rnd: Round, decide: Decide, rng: random.Random) -> RoundResult:
 
 def play_out(fmt: Format, entrants: Sequence[int], seed: int = 0,
              decide: Decide = random_places, max_rounds: int = 500,
-             withdraw: dict[int, Sequence[int]] | None = None
+             withdraw: dict[int, Sequence[int]] | None = None,
+             stop_after: int | None = None,
              ) -> tuple[list[Round], list[RoundResult]]:
-    """Every round the format issues and its result, until it says the stage is over.
-    ``withdraw`` maps a round number to entrants who leave before it."""
+    """Every round the format issues and its result, until it says the stage is over (or
+    ``stop_after`` rounds are played). ``withdraw`` maps a round number to entrants who leave
+    before it."""
     rng = random.Random(seed)
     results_rng = random.Random(seed + 1)
     field = list(entrants)
     rounds: list[Round] = []
     history: list[RoundResult] = []
     for _ in range(max_rounds):
+        if stop_after is not None and len(history) == stop_after:
+            return rounds, history
         for e in (withdraw or {}).get(len(history) + 1, ()):
             field.remove(e)
         rnd = fmt.next_round(field, history, rng)
@@ -60,3 +64,34 @@ def check_round_is_well_formed(rnd: Round, field: Sequence[int]) -> None:
     seated = [e for t in groups for e in t.seats] + list(rnd.byes)
     assert len(seated) == len(set(seated)), "an entrant is seated twice"
     assert set(seated) <= set(field), "a withdrawn or unknown entrant is seated"
+
+
+def still_in(entrants: Sequence[int], withdraw: dict[int, Sequence[int]] | None,
+             played: int) -> list[int]:
+    """The entrants who have not withdrawn by the time ``played`` rounds are over (what the
+    service passes the format as its entrants then)."""
+    gone = {e for number, left in (withdraw or {}).items() if number <= played + 1 for e in left}
+    return [e for e in entrants if e not in gone]
+
+
+def furthest_first(reached: dict) -> list[int]:
+    """Entrants by how far they went in the bracket, furthest first; level ones in id order."""
+    return sorted(sorted(reached), key=lambda e: reached[e].key, reverse=True)
+
+
+def last_table(history: Sequence[RoundResult]) -> dict[int, int]:
+    """The number of the last round in which each entrant sat at a table."""
+    last = {}
+    for number, rnd in enumerate(history, start=1):
+        for table in rnd.tables:
+            for e in table.seats:
+                last[e] = number
+    return last
+
+
+def standings_input(history: Sequence[RoundResult]):
+    """The tables and byes of ``history`` as tournaments.standings takes them."""
+    from tournaments import standings
+
+    tables = [standings.TableResult(t.seats, t.places, t.scores) for r in history for t in r.tables]
+    return tables, [e for r in history for e in r.byes]

@@ -107,3 +107,10 @@ def test_repeats_are_noted_on_the_table():
                 if met[frozenset((a, b))]:
                     assert any(f"{a} met {b}" in note for note in t.notes)
                 met[frozenset((a, b))] += 1
+
+
+def test_a_round_robin_has_no_bracket_to_rank_by():
+    fmt = RoundRobin(seats=3)
+    _, history = play_out(fmt, range(9))
+    assert fmt.reached(range(9), history) is None
+    assert RoundRobin(duplicate=True).reached(range(4), []) is None

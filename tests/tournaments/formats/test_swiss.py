@@ -153,3 +153,9 @@ def test_shared_places_share_the_points():
     # 2 has 1 point, 0 and 1 a half each, 3 none: 2 plays the better of the halves.
     assert {frozenset(t.seats) for t in rnd.tables} in ({frozenset((2, 0)), frozenset((1, 3))},
                                                         {frozenset((2, 1)), frozenset((0, 3))})
+
+
+def test_swiss_has_no_bracket_to_rank_by():
+    fmt = Swiss()
+    _, history = play_out(fmt, range(10))
+    assert fmt.reached(range(10), history) is None
