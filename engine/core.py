@@ -12,6 +12,13 @@ matches. A :class:`State` is one match in progress. Subclasses implement a handf
 * ``to_json()`` records the inputs and the callers' actions, and :func:`replay` rebuilds the
   match from them;
 * the log keeps every event, with who may see it, so ``view(seat)`` can filter it.
+
+Results: ``Game.places(scores)`` gives each seat's place for final scores, as that game ranks
+them (today every game: higher is better, equal scores share a place, ``places_from``), and
+``State.places()`` is that of the match's ``scores()``. ``Game.zero_sum`` says whether a
+finished match's scores always add up to 0 (Stoppa and Sette e mezzo: net chips only change
+hands; not Piazza's figure points nor Spacca il mazzo's placement points). A service that
+takes results reported by people checks them against both.
 """
 
 from __future__ import annotations
@@ -107,7 +114,9 @@ class Game:
     """A game: its identity, its options and a factory of matches.
 
     Subclasses set ``name``, ``title``, ``min_players``, ``max_players``, ``options`` (a
-    mapping of option name to :class:`Option`) and ``state_class``.
+    mapping of option name to :class:`Option`) and ``state_class``; ``zero_sum`` when every
+    finished match's scores add up to 0, and ``places`` when the game ranks final scores
+    otherwise than "higher is better, equal scores share a place".
     """
 
     name: str = ""
@@ -116,6 +125,13 @@ class Game:
     max_players: int = 2
     options: Mapping[str, Option] = {}
     state_class: type[State]
+    #: Whether the scores of every finished match add up to 0 (chips that only change hands).
+    zero_sum: bool = False
+
+    def places(self, scores: Sequence[int]) -> list[int]:
+        """Each seat's place for final ``scores``, as this game ranks them: 1 = first, higher
+        scores first, equal scores sharing a place (1, 1, 3)."""
+        return places_from(scores)
 
     def __repr__(self) -> str:
         return f"<Game {self.name}>"
@@ -309,8 +325,8 @@ class State:
         self._legal = []
 
     def places(self) -> list[int]:
-        """Each seat's place, 1 = first; equal scores share a place (1, 1, 3)."""
-        return places_from(self.scores())
+        """Each seat's place, 1 = first, as the game ranks the scores (``Game.places``)."""
+        return self.game.places(self.scores())
 
     def ranking(self) -> list[int]:
         """Seats from first to last place; within a shared place, by seat number."""

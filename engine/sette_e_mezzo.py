@@ -515,6 +515,7 @@ class SetteEMezzo(Game):
     min_players = 3
     max_players = 10
     state_class = SetteEMezzoState
+    zero_sum = True  # net chips: every stake is paid between a player and the banker
     options = {
         "hands": Option(10, "hands in the match (SM-A16)", low=1),
         "stake_min": Option(1, "smallest stake (SM-A2)", low=1),

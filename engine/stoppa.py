@@ -861,6 +861,7 @@ class Stoppa(Game):
     min_players = 3
     max_players = 6
     state_class = StoppaState
+    zero_sum = True  # net chips: every payment goes from one seat to another, the pot ends empty
     options = {
         "hands": Option(lambda n: n, "hands in the match; N hands = one rotation (EC-1, ST-A27)", low=1),
         "dealer": dealer_option(),

@@ -37,7 +37,8 @@ class Player(models.Model):
     kind = models.CharField(max_length=10, choices=Kind.choices)
     bot_kind = models.CharField(max_length=12, choices=BotKind.choices, blank=True)
     # Built-in: {"bot": "ismcts", "options": {...}}; subprocess: {"command": [...], "limits": {...}};
-    # http: {"url": "...", "timeout": 5}.
+    # http: {"url": "...", "headers": {...}, "limits": {...}}. Bounds: tournaments/limits.py.
+    # Secret: shown to the owner only (an http bot's URL or headers may carry its token).
     bot_config = models.JSONField(default=dict, blank=True)
     # The account that acts for this player: a bot's author, a person's own account (or the
     # organiser who registered a guest). Only the owner (or staff) changes the player, reads

@@ -13,12 +13,12 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from tournaments import formats
+from tournaments import formats, limits
 from tournaments.models import League, Player, Rating, RatingLadder, Season, Tournament
 
 from .errors import ServiceError
 from .seeds import derive_seed
-from .tournaments import _check_game, _make_format, entry_add, tournament_create, tournament_start
+from .tournaments import _check_format, _check_game, entry_add, tournament_create, tournament_start
 
 
 @transaction.atomic
@@ -42,17 +42,24 @@ def league_create(
 ) -> League:
     """A new league run by ``owner``; its secret seed, from which every division's deals
     derive, is drawn now."""
+    limits.check_text(name, "name", limits.LEAGUE_NAME_MAX)
+    limits.check_text(slug, "slug", limits.LEAGUE_SLUG_MAX)
+    # The tournament checks, as every division is a tournament with these settings.
     options = _check_game(game, table_size, options or {})
-    _make_format(format, format_config or {}, table_size, False)
-    if not isinstance(division_size, int) or division_size < table_size:
+    fmt = _check_format(format, format_config or {}, table_size, False)
+    if isinstance(division_size, bool) or not isinstance(division_size, int) or division_size < table_size:
         raise ServiceError(f"a division needs at least a table's worth of players ({table_size})", "division_size")
-    if promote < 0 or relegate < 0 or promote + relegate > division_size - 1:
+    limits.check_int(division_size, "division_size", table_size, limits.MAX_ENTRIES,
+                     "a division is a tournament, of at most that many entrants")
+    for value, field in ((promote, "promote"), (relegate, "relegate")):
+        limits.check_int(value, field, 0, limits.POSITIVE_SMALL_INT_MAX)
+    if promote + relegate > division_size - 1:
         raise ServiceError(
             f"promote ({promote}) and relegate ({relegate}) must leave someone in a division of {division_size}",
             "promote",
         )
-    if round_interval is None or round_interval <= timedelta(0):
-        raise ServiceError("round_interval must be a positive duration", "round_interval")
+    limits.check_round_interval(round_interval, required=True)
+    limits.check_schedule(round_interval, fmt.planned_rounds(division_size))
     if ladder is not None and ladder.game != game:
         raise ServiceError(f"ladder {ladder.slug} rates {ladder.game}, not {game}", "ladder")
     if League.objects.filter(slug=slug).exists():

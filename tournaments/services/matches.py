@@ -22,6 +22,8 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+import engine
+from tournaments import limits
 from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, Tournament
 
 from .bulk import bulk_set, bulk_set_rows
@@ -275,18 +277,19 @@ def _unavailable_bot(game: str, seed: int, reason: str):
     return bot
 
 
-def _check_result(match: Match, scores: list, places: list, n: int | None = None) -> None:
+def _check_result(match: Match, scores: list, places: list, n: int | None = None, *,
+                  reported: bool = False, game: str | None = None) -> None:
+    """A result fit to record: one integer score per seat within the 32-bit score column, and
+    places that form a competition ranking (1, 2, 2, 4). A ``reported`` result (people's word,
+    not the engine's) must also agree with itself: the scores of a zero-sum game add up to 0,
+    and the places are those the game gives the scores (``engine.Game.places``). A played
+    result keeps its places whatever the scores: a forfeiting bot ranks last."""
     n = match.seats.count() if n is None else n
-    if not isinstance(scores, list) or len(scores) != n or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores):
-        raise ServiceError(f"scores must list {n} integers, one per seat", "scores")
-    if not isinstance(places, list) or len(places) != n or not all(isinstance(p, int) and not isinstance(p, bool) for p in places):
-        raise ServiceError(f"places must list {n} integers, one per seat", "places")
-    # A competition ranking: place p is shared by k seats, and the next place is p + k.
-    expected = 1
-    for place in sorted(set(places)):
-        if place != expected:
-            raise ServiceError(f"places {places} skip or repeat: expected place {expected} next", "places")
-        expected += places.count(place)
+    limits.check_scores(scores, n)
+    limits.check_places(places, n)
+    if reported:
+        game = game or match.round.tournament.game
+        limits.check_reported(engine.game(game), scores, places)
 
 
 def match_record_result(
@@ -319,7 +322,13 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
     """:func:`match_record_result` for many matches in one transaction and a handful of
     queries: the matches are locked in id order (two recorders cannot deadlock), recorded,
     then each tournament's finished rounds are closed (:func:`rounds_close`). A match already
-    finished keeps its first result. If any outcome is invalid nothing is recorded."""
+    finished keeps its first result. If any outcome is invalid nothing is recorded.
+
+    A match of a cancelled tournament is never recorded nor rated: a played one (``source``
+    engine: its worker played it before it learnt of the cancellation) is left unrecorded,
+    its lease released, and the audit log says so; a reported one is refused (conflict).
+    The tournaments' rows are locked after the matches' (rounds_close's order), so a
+    cancellation either comes first and is seen, or waits for this transaction."""
     ids = [o.match_id for o in outcomes]
     if len(set(ids)) != len(ids):
         raise ServiceError("a batch names a match twice", "match")
@@ -332,6 +341,13 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
         missing = set(ids) - set(matches)
         if missing:
             raise Match.DoesNotExist(f"no match {sorted(missing)}")
+        tournaments = {
+            pk: (status, game)
+            for pk, status, game in Tournament.objects.select_for_update()
+            .filter(pk__in={m.round.tournament_id for m in matches.values()}).order_by("pk")
+            .values_list("pk", "status", "game")
+        }
+        reported = source == Result.Source.REPORTED
         # (seat id, position) of each match to record: written back as plain rows, no instances.
         seats: dict[int, list[tuple[int, int]]] = {pk: [] for pk in ids}
         for seat_id, match_id, position in Seat.objects.filter(
@@ -339,12 +355,19 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
         ).values_list("pk", "match_id", "position"):
             seats[match_id].append((seat_id, position))
         now = timezone.now()
-        seat_rows, results, audits, finished = [], [], [], []
+        seat_rows, results, audits, finished, released = [], [], [], [], []
         for outcome in outcomes:
             match = matches[outcome.match_id]
             if match.status == Match.Status.FINISHED:
                 continue
-            _check_result(match, outcome.scores, outcome.places, len(seats[match.pk]))
+            status, game = tournaments[match.round.tournament_id]
+            if status == Tournament.Status.CANCELLED:
+                if reported:
+                    raise ServiceError(f"the tournament of match {match.pk} is cancelled: no result is recorded",
+                                       "match", code="conflict")
+                released.append(match)
+                continue
+            _check_result(match, outcome.scores, outcome.places, len(seats[match.pk]), reported=reported, game=game)
             forfeits = outcome.forfeits or {}
             for seat_id, i in seats[match.pk]:
                 reason, detail = forfeits.get(i, ("", ""))
@@ -365,6 +388,17 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
                     tournament_id=match.round.tournament_id, match=match, actor=actor,
                     action="forfeit", detail={str(seat): reason for seat, (reason, _) in forfeits.items()},
                 ))
+        if released:
+            for match in released:
+                match.status, match.lease_owner, match.lease_expires_at = Match.Status.PENDING, "", None
+            Match.objects.filter(pk__in=[m.pk for m in released]).update(
+                status=Match.Status.PENDING, lease_owner="", lease_expires_at=None)
+            AuditEvent.objects.bulk_create(
+                AuditEvent(tournament_id=m.round.tournament_id, match=m, actor=actor, action="result_discarded",
+                           detail={"why": "the tournament is cancelled", "source": source})
+                for m in released
+            )
+            log.info("discarded the results of match(es) %s: their tournament is cancelled", [m.pk for m in released])
         if finished:
             bulk_set_rows(Seat, _SEAT_FIELDS, seat_rows)
             Result.objects.bulk_create(results)
@@ -459,12 +493,14 @@ def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
 
 def match_retry(*, match_id: int, actor=None) -> Match:
     """Play a bot match again from scratch (its attempts count reset), e.g. once what made it
-    fail is fixed. Refused for a finished match, a match with people at it, and a match a live
-    worker holds."""
+    fail is fixed. Refused for a finished match, a match of a cancelled tournament, a match
+    with people at it, and a match a live worker holds."""
     with transaction.atomic():
-        match = Match.objects.select_for_update(of=("self",)).select_related("round").get(pk=match_id)
+        match = Match.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=match_id)
         if match.status == Match.Status.FINISHED:
             raise ServiceError("the match is finished: its result stands", "status", code="conflict")
+        if match.round.tournament.status == Tournament.Status.CANCELLED:
+            raise ServiceError("the tournament is cancelled: its matches are not played", "status", code="conflict")
         if match.seats.exclude(player__kind=Player.Kind.BOT).exists():
             raise ServiceError("people play this match: they report its result", "match", code="conflict")
         if match.status == Match.Status.RUNNING and match.lease_expires_at and match.lease_expires_at > timezone.now():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import urllib.parse
 from typing import Any
 
 from django.conf import settings
@@ -11,6 +10,7 @@ from django.db import IntegrityError, transaction
 
 import bots
 import engine
+from tournaments import limits
 from tournaments.models import Player
 
 from .errors import ServiceError
@@ -25,8 +25,9 @@ def builtin_bots(game: str | None = None) -> set[str]:
     return {b for g in games for b in bots.available(g)} - EXTERNAL
 
 
-def _url_host(url: str) -> str:
-    return urllib.parse.urlsplit(url).hostname or ""
+def _url_host(url: Any) -> str:
+    """The host of an http bot's URL; "" for a URL that has none or does not parse."""
+    return limits.url_host(url)
 
 
 def _public_only(host: str) -> bool:
@@ -47,33 +48,75 @@ def _may_be_public(host: str) -> bool:
         return True
 
 
+def _construct_problem(bot: str, game: str, options: dict) -> str | None:
+    """Why the built-in ``bot`` cannot be made for ``game`` with ``options`` (None: it can)."""
+    try:
+        bots.create(bot, game=game, seed=0, **options)
+    except Exception as exc:  # whatever the bot itself refuses: refused here, not at play time
+        return str(exc) or type(exc).__name__
+    return None
+
+
+def builtin_problem(config: dict, game: str) -> str | None:
+    """Why a built-in bot with this bot_config cannot play ``game`` through the service: not a
+    bot of that game, options beyond the limits (tournaments.limits) or refused by the bot
+    itself. None when it can."""
+    name = config.get("bot")
+    if name not in builtin_bots(game):
+        return f"built-in bot {name!r} does not play {game}"
+    options = config.get("options") or {}
+    try:
+        limits.check_bot_options(name, options)
+    except ServiceError as exc:
+        return exc.message
+    return limits.bot_options_problem(name, game, options) or _construct_problem(name, game, options)
+
+
+def _check_builtin_config(config: dict) -> dict:
+    """``{"bot": name, "options": {...}}``: a built-in bot, options it accepts through the
+    service (tournaments.limits.BOT_OPTIONS), and at least one game it then plays: the bot is
+    made once for each of its games, so what it refuses is refused now. A game it cannot play
+    with these options (an ismcts budget above that game's ceiling, a rollout bot of another
+    game) refuses it at entry."""
+    unknown = sorted(str(k) for k in config if k not in ("bot", "options"))
+    if unknown:
+        raise ServiceError(f"bot_config of a built-in bot has no key {', '.join(map(repr, unknown))}; "
+                           "its keys: bot, options", "bot_config")
+    name = config.get("bot")
+    known = sorted(builtin_bots())
+    if name not in known:
+        raise ServiceError(f"bot_config.bot must be a built-in bot: one of {', '.join(known)}", "bot_config")
+    options = config.get("options")
+    options = limits.check_bot_options(name, {} if options is None else options)
+    problems = {}
+    for game in sorted(engine.games()):
+        if name in bots.available(game):
+            problems[game] = limits.bot_options_problem(name, game, options) or _construct_problem(name, game, options)
+    if problems and all(problems.values()):
+        why = "; ".join(f"{game}: {problem}" for game, problem in problems.items())
+        raise ServiceError(f"bot_config.options: {name} cannot play any game with these options ({why})", "bot_config")
+    return {"bot": name, "options": options}
+
+
 def _check_bot_config(bot_kind: str, config: Any) -> dict:
+    """A bot's configuration, checked against tournaments.limits: unknown keys and options
+    are refused, every string and number is bounded, a URL that does not parse is a 400."""
     if not isinstance(config, dict):
         raise ServiceError("bot_config must be an object", "bot_config")
     if bot_kind == Player.BotKind.BUILTIN:
-        name = config.get("bot")
-        known = sorted(builtin_bots())
-        if name not in known:
-            raise ServiceError(f"bot_config.bot must be a built-in bot: one of {', '.join(known)}", "bot_config")
-        if not isinstance(config.get("options", {}), dict):
-            raise ServiceError("bot_config.options must be an object", "bot_config")
-    elif bot_kind == Player.BotKind.SUBPROCESS:
-        command = config.get("command")
-        if not (isinstance(command, list) and command and all(isinstance(a, str) for a in command)):
-            raise ServiceError("bot_config.command must be a non-empty list of strings", "bot_config")
-    elif bot_kind == Player.BotKind.HTTP:
-        url = config.get("url")
-        if not (isinstance(url, str) and url.startswith(("http://", "https://"))):
-            raise ServiceError("bot_config.url must be an http:// or https:// URL", "bot_config")
-        host = _url_host(url)
+        return _check_builtin_config(config)
+    if bot_kind == Player.BotKind.SUBPROCESS:
+        return limits.check_subprocess_config(config)
+    if bot_kind == Player.BotKind.HTTP:
+        checked = limits.check_http_config(config)
+        host = _url_host(checked["url"])
         if _public_only(host) and not _may_be_public(host):
             raise ServiceError(
                 f"bot_config.url: {host} is not a public address; the service only calls bots on the "
                 "public internet (HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "bot_config",
             )
-    else:
-        raise ServiceError(f"bot_kind must be one of {', '.join(Player.BotKind.values)}", "bot_kind")
-    return config
+        return checked
+    raise ServiceError(f"bot_kind must be one of {', '.join(Player.BotKind.values)}", "bot_kind")
 
 
 @transaction.atomic
@@ -148,16 +191,33 @@ def builtin_bot_get_or_create(*, bot: str, name: str | None = None, options: dic
 
 
 def player_bot(player: Player, *, game: str, seed: int) -> bots.Bot:
-    """The bot that plays for ``player`` at ``game`` (a ServiceError if it cannot)."""
+    """The bot that plays for ``player`` at ``game`` (a ServiceError if it cannot). The
+    stored configuration is held to tournaments.limits again, so a row written before a bound
+    existed forfeits its seat rather than run beyond it."""
     if player.kind != Player.Kind.BOT:
         raise ServiceError(f"{player.name} is a person, not a bot", "player")
     config = player.bot_config
     try:
         if player.bot_kind == Player.BotKind.BUILTIN:
-            return bots.create(config["bot"], game=game, seed=seed, **config.get("options", {}))
+            options = config.get("options") or {}
+            limits.check_bot_options(config["bot"], options)
+            problem = limits.bot_options_problem(config["bot"], game, options)
+            if problem:
+                raise ServiceError(problem, "player")
+            return bots.create(config["bot"], game=game, seed=seed, **options)
         if player.bot_kind == Player.BotKind.SUBPROCESS:
-            return bots.create("subprocess", game=game, seed=seed, command=config["command"], limits=config.get("limits"))
-        return bots.create("http", game=game, seed=seed, url=config["url"], limits=config.get("limits"),
+            return bots.create("subprocess", game=game, seed=seed, command=config["command"],
+                               limits=_stored_limits(config))
+        headers = config.get("headers")
+        return bots.create("http", game=game, seed=seed, url=config["url"], limits=_stored_limits(config),
+                           headers=None if headers is None else limits.check_http_headers(headers),
                            public_only=_public_only(_url_host(config["url"])))
+    except ServiceError as exc:
+        raise ServiceError(f"{player.name} cannot play {game}: {exc.message}", "player") from None
     except (ValueError, TypeError, KeyError) as exc:
         raise ServiceError(f"{player.name} cannot play {game}: {exc}", "player") from None
+
+
+def _stored_limits(config: dict) -> dict | None:
+    stored = config.get("limits")
+    return None if stored is None else limits.check_external_limits(stored)

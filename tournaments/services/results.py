@@ -5,10 +5,23 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from tournaments.models import AuditEvent, Match, Result, ResultSubmission
+import engine
+from tournaments import limits
+from tournaments.models import AuditEvent, Match, Result, ResultSubmission, Tournament
 
 from .errors import ServiceError
 from .matches import _check_result, match_record_result
+
+
+def _check_tournament_open(match: Match) -> Tournament:
+    """The match's tournament, refused (conflict) once it is cancelled: nothing is reported,
+    confirmed or rejected for an event that will not be played. (A finished tournament's
+    matches all have their result: the checks below answer for them.)"""
+    tournament = match.round.tournament
+    if tournament.status == Tournament.Status.CANCELLED:
+        raise ServiceError(f"the tournament {tournament.slug} is cancelled: its results are no longer reported",
+                           "match", code="conflict")
+    return tournament
 
 
 def _same(submission_or_result, scores: list, places: list) -> bool:
@@ -16,14 +29,23 @@ def _same(submission_or_result, scores: list, places: list) -> bool:
 
 
 @transaction.atomic
-def result_submit(*, match: Match, scores: list[int], places: list[int], user=None) -> tuple[ResultSubmission, bool]:
+def result_submit(
+    *, match: Match, scores: list[int], places: list[int] | None = None, user=None
+) -> tuple[ResultSubmission, bool]:
     """Report a result. Returns (submission, created).
 
-    The same result sent again is accepted once: the original submission is returned and
-    nothing new is written. A different result while one is recorded or awaiting
-    confirmation is refused with the reason."""
-    match = Match.objects.select_for_update().get(pk=match.pk)
-    _check_result(match, scores, places)
+    ``places=None`` derives the places from the scores, as the game ranks them. A result must
+    agree with itself (matches._check_result: scores within the 32-bit column, adding up to 0
+    in a zero-sum game, places that follow the scores), and is refused (conflict) for a match
+    of a cancelled tournament. The same result sent again is accepted once: the original
+    submission is returned and nothing new is written. A different result while one is
+    recorded or awaiting confirmation is refused with the reason."""
+    match = Match.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=match.pk)
+    tournament = _check_tournament_open(match)
+    n = match.seats.count()
+    if places is None:
+        places = engine.game(tournament.game).places(limits.check_scores(scores, n))
+    _check_result(match, scores, places, n, reported=True, game=tournament.game)
     if match.status == Match.Status.FINISHED:
         result = Result.objects.get(match=match)
         original = match.submissions.filter(status=ResultSubmission.Status.CONFIRMED).first()
@@ -61,6 +83,7 @@ def result_confirm(*, submission: ResultSubmission, user=None) -> Match:
     """Confirm a pending submission (by someone other than its author, unless staff): it
     becomes the match's result, with everything that follows from it."""
     submission = ResultSubmission.objects.select_for_update().get(pk=submission.pk)
+    _check_tournament_open(submission.match)
     if submission.status != ResultSubmission.Status.PENDING:
         raise ServiceError(f"version {submission.version} is already {submission.status}", "status", code="conflict")
     if user is not None and submission.submitted_by_id == user.pk and not user.is_staff:
@@ -80,13 +103,17 @@ def result_confirm(*, submission: ResultSubmission, user=None) -> Match:
 
 @transaction.atomic
 def result_reject(*, submission: ResultSubmission, reason: str, user=None) -> ResultSubmission:
+    """Reject a pending submission, with a reason of at most 200 characters; refused
+    (conflict) once the match's tournament is cancelled."""
     if not reason:
         raise ServiceError("a rejection needs a reason", "reason")
+    limits.check_text(reason, "reason", limits.REASON_MAX)
     submission = ResultSubmission.objects.select_for_update().get(pk=submission.pk)
+    _check_tournament_open(submission.match)
     if submission.status != ResultSubmission.Status.PENDING:
         raise ServiceError(f"version {submission.version} is already {submission.status}", "status", code="conflict")
     submission.status = ResultSubmission.Status.REJECTED
-    submission.reason = reason[:200]
+    submission.reason = reason
     submission.save(update_fields=["status", "reason"])
     AuditEvent.objects.create(
         tournament_id=submission.match.round.tournament_id, match=submission.match, actor=user,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -12,7 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 import engine
-from tournaments import formats, standings
+from tournaments import formats, limits, standings
 from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Round, Seat, Tournament
 
 from .dispatch import batch_size, dispatch_matches
@@ -22,13 +23,16 @@ from .seeds import derive_rng, derive_seed
 
 def _check_game(game: str, table_size: Any, options: Any) -> dict:
     """The engine options as given, checked for every table size the tournament may use
-    (a knockout's last tables can be smaller). Defaults that depend on the table size, such
-    as the dealer seat, are left to each match."""
+    (a knockout's last tables can be smaller), by the engine and then against the
+    tournament ceilings (tournaments.limits.GAME_OPTION_BOUNDS: scores that fit their column,
+    matches that end in seconds). Defaults that depend on the table size, such as the dealer
+    seat, are left to each match."""
     try:
         rules = engine.game(game)
     except engine.UnknownGame as exc:
         raise ServiceError(str(exc), "game") from None
-    if not isinstance(table_size, int) or not rules.min_players <= table_size <= rules.max_players:
+    if (isinstance(table_size, bool) or not isinstance(table_size, int)
+            or not rules.min_players <= table_size <= rules.max_players):
         raise ServiceError(
             f"{rules.title} is played by {rules.min_players} to {rules.max_players} at a table, not {table_size!r}",
             "table_size",
@@ -36,11 +40,15 @@ def _check_game(game: str, table_size: Any, options: Any) -> dict:
     if not isinstance(options, dict):
         raise ServiceError("options must be an object of engine options", "options")
     for players in range(rules.min_players, table_size + 1):
+        where = "" if players == table_size else f" (at a table of {players})"
         try:
-            rules.resolve_options(players, options)
+            resolved = rules.resolve_options(players, options)
         except engine.InvalidOptions as exc:
-            where = "" if players == table_size else f" (at a table of {players})"
             raise ServiceError(f"{exc}{where}", "options") from None
+        try:
+            limits.check_game_options(game, players, resolved)
+        except ServiceError as exc:
+            raise ServiceError(f"{exc.message}{where}", "options") from None
     return dict(options)
 
 
@@ -64,6 +72,16 @@ def _make_format(name: str, config: dict, table_size: int, duplicate: bool):
         raise ServiceError(str(exc), "format_config") from None
 
 
+def _check_format(name: str, config: Any, table_size: int, duplicate: bool):
+    """A new tournament's (or league's) format: its settings within the service's bounds
+    (tournaments.limits.check_format_config), then as the format checks them. Formats of
+    existing tournaments are made with :func:`_make_format` alone, so a bound never stops one
+    already running."""
+    if isinstance(config, dict):
+        limits.check_format_config(config)
+    return _make_format(name, config, table_size, duplicate)
+
+
 def _check_scoring(points_by_place: Any, tiebreaks: Any, table_size: int) -> tuple[list, list]:
     if points_by_place in (None, []):
         points_by_place = list(standings.default_points_by_place(table_size))
@@ -73,10 +91,12 @@ def _check_scoring(points_by_place: Any, tiebreaks: Any, table_size: int) -> tup
         and all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in points_by_place)
     ):
         raise ServiceError(f"points_by_place must list {table_size} numbers, for places 1 to {table_size}", "points_by_place")
+    limits.check_points_by_place(points_by_place)
     if tiebreaks in (None, []):
         tiebreaks = list(standings.DEFAULT_TIEBREAKS)
     if not isinstance(tiebreaks, list) or not all(isinstance(t, str) for t in tiebreaks):
         raise ServiceError("tiebreaks must be a list of names", "tiebreaks")
+    limits.check_tiebreaks(tiebreaks)
     unknown = [t for t in tiebreaks if t not in standings.TIEBREAKS]
     if unknown:
         raise ServiceError(
@@ -111,15 +131,21 @@ def tournament_create(
     is drawn that nobody knows; with one, ``seed_chosen`` says so (its chooser knows every
     deal)."""
     resolved = _check_game(game, table_size, options or {})
-    _make_format(format, format_config or {}, table_size, duplicate)
+    _check_format(format, format_config or {}, table_size, duplicate)
     points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
+    if seed is not None:
+        limits.check_seed(seed)
+    limits.check_round_interval(round_interval)
+    limits.check_starts_at(starts_at, timezone.now())
     if ladder is not None and ladder.game != game:
         raise ServiceError(f"ladder {ladder.slug} rates {ladder.game}, not {game}", "ladder")
     if Tournament.objects.filter(slug=slug).exists():
         raise ServiceError(f"a tournament with slug {slug!r} already exists", "slug", code="unique")
     seed_chosen = seed is not None
     if seed is None:
-        seed = derive_seed(slug, timezone.now().isoformat())
+        # Drawn, not derived from the slug and the hour: both are public, and every deal
+        # derives from the seed.
+        seed = secrets.randbits(63)
     tournament = Tournament.objects.create(
         name=name,
         slug=slug,
@@ -145,18 +171,27 @@ def tournament_create(
 
 
 def _can_play(player: Player, game: str) -> None:
+    """An active player, and for a built-in bot one that plays ``game`` with its options
+    (a bot registered for one game's budget may be beyond another's: tournaments.limits)."""
     if not player.active:
         raise ServiceError(f"{player.name} is not active", "player")
     if player.kind == Player.Kind.BOT and player.bot_kind == Player.BotKind.BUILTIN:
-        from .players import builtin_bots
+        from .players import builtin_bots, builtin_problem
 
         if player.bot_config.get("bot") not in builtin_bots(game):
             raise ServiceError(f"built-in bot {player.bot_config.get('bot')!r} does not play {game}", "player")
+        problem = builtin_problem(player.bot_config, game)
+        if problem is not None:
+            raise ServiceError(f"{player.name} cannot play {game}: {problem}", "player")
 
 
 @transaction.atomic
 def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None = None, actor=None) -> Entry:
-    """Enter ``player``; seeds default to the order of entry."""
+    """Enter ``player``; seeds default to the order of entry. A seed is from 1 to 2**31 - 1,
+    a tournament holds at most MAX_ENTRIES entrants, and a periodic tournament's rounds for
+    the field must all fall due within a century (tournaments.limits)."""
+    if seed_rank is not None:
+        limits.check_int(seed_rank, "seed_rank", 1, limits.POSITIVE_INT_MAX)
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
         raise ServiceError(f"entries are closed: the tournament is {tournament.status}", "tournament")
@@ -164,8 +199,16 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
     if tournament.entries.filter(player=player).exists():
         raise ServiceError(f"{player.name} is already entered", "player", code="unique")
     taken = set(tournament.entries.values_list("seed_rank", flat=True))
+    if len(taken) >= limits.MAX_ENTRIES:
+        raise ServiceError(f"a tournament holds at most {limits.MAX_ENTRIES} entrants", "tournament")
+    if tournament.round_interval is not None:
+        fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+        limits.check_schedule(tournament.round_interval, fmt.planned_rounds(len(active_entrants(tournament)) + 1),
+                              "tournament")
     if seed_rank is None:
         seed_rank = max(taken, default=0) + 1
+        if seed_rank > limits.POSITIVE_INT_MAX:  # the last seed is taken: the first free one
+            seed_rank = next(rank for rank in range(1, len(taken) + 2) if rank not in taken)
     elif seed_rank in taken:
         raise ServiceError(f"seed {seed_rank} is taken", "seed_rank", code="unique")
     entry = Entry.objects.create(tournament=tournament, player=player, seed_rank=seed_rank)
@@ -176,7 +219,9 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
 @transaction.atomic
 def entry_withdraw(*, entry: Entry, actor=None) -> Entry:
     """Withdraw from the rounds after the current one; matches of the current round, and of
-    rounds made ahead that have started, are played or reported."""
+    rounds made ahead that have started, are played or reported. Refused (conflict) once the
+    tournament is finished or cancelled."""
+    _check_entries_open(entry)
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     if entry.withdrawn_at is None:
         entry.withdrawn_at = timezone.now()
@@ -189,16 +234,28 @@ def entry_withdraw(*, entry: Entry, actor=None) -> Entry:
 
 @transaction.atomic
 def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> Entry:
-    """Disqualify from the rounds after the current one (as a withdrawal), with a reason."""
+    """Disqualify from the rounds after the current one (as a withdrawal), with a reason of at
+    most 200 characters. Refused (conflict) once the tournament is finished or cancelled."""
     if not reason:
         raise ServiceError("a disqualification needs a reason", "reason")
+    limits.check_text(reason, "reason", limits.REASON_MAX)
+    _check_entries_open(entry)
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
-    entry.disqualified = reason[:200]
+    entry.disqualified = reason
     entry.save(update_fields=["disqualified"])
     AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="disqualified",
                               detail={"player": entry.player.name, "reason": reason})
     rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} was disqualified")
     return entry
+
+
+def _check_entries_open(entry: Entry) -> None:
+    """Lock the entry's tournament (before the entry, as entry_add does) and refuse a change
+    once it is finished or cancelled: nothing is accepted for an event that is over."""
+    tournament = Tournament.objects.select_for_update().get(pk=entry.tournament_id)
+    if tournament.status in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED):
+        raise ServiceError(f"the tournament is {tournament.status}: its entries no longer change", "tournament",
+                           code="conflict")
 
 
 def rounds_remake_ahead(*, tournament: Tournament, why: str) -> int:
@@ -297,7 +354,7 @@ def tournament_start(*, tournament: Tournament, actor=None) -> Tournament:
     rounds after it that :func:`rounds_ahead` allows)."""
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
-        raise ServiceError(f"the tournament is already {tournament.status}", "status")
+        raise ServiceError(f"the tournament is already {tournament.status}", "status", code="conflict")
     entrants = active_entrants(tournament)
     if len(entrants) < tournament.table_size:
         raise ServiceError(
@@ -458,9 +515,13 @@ def tournament_finish(*, tournament: Tournament) -> Tournament:
 
 @transaction.atomic
 def tournament_cancel(*, tournament: Tournament, actor=None) -> Tournament:
+    """Cancel a tournament: its matches are no longer played, reported or recorded. Refused
+    (conflict) for a tournament already finished or cancelled."""
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status == Tournament.Status.FINISHED:
-        raise ServiceError("a finished tournament cannot be cancelled", "status")
+        raise ServiceError("a finished tournament cannot be cancelled", "status", code="conflict")
+    if tournament.status == Tournament.Status.CANCELLED:
+        raise ServiceError("the tournament is already cancelled", "status", code="conflict")
     tournament.status = Tournament.Status.CANCELLED
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="cancelled", detail={})
