@@ -79,7 +79,7 @@ from itertools import combinations
 from typing import Any
 
 from .cards import ITALIAN_DECK, ITALIAN_RANKS, ITALIAN_SUITS, check_deck, match_rng, shuffled
-from .core import Game, InvalidOptions, Option, State, dealer_option, stacked_decks
+from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, stacked_decks
 
 #: Primiera points of each rank, for the betting rounds (1.1).
 POINTS = {"7": 21, "6": 18, "A": 16, "5": 15, "4": 14, "3": 13, "2": 12, "J": 10, "N": 10, "K": 10}
