@@ -11,3 +11,13 @@ def broker_configured() -> bool:
     """True when tasks go through a real broker to worker processes (CELERY_BROKER_URL set,
     as in scripts/test-services); False when they run eagerly in the test process."""
     return bool(os.environ.get("CELERY_BROKER_URL"))
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: the API's throttles count requests there, and one
+    test's requests must not use up the next one's allowance."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield

@@ -33,6 +33,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files: /api/docs/ works offline
     "django_celery_beat",
     "tournaments.apps.TournamentsConfig",
 ]
@@ -40,6 +41,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # /api/ only: JSON 413 for a body over API_MAX_BODY_BYTES, JSON 500 for a view's exception.
+    "tournaments.api.middleware.ApiErrorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -89,7 +92,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_AUTOREFRESH = DEBUG
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-spectacular's, plus the error statuses each operation can answer (tournaments/api/schema.py).
+    "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
@@ -109,7 +113,18 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tournaments for Italian card games.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI (/api/docs/) and ReDoc (/api/redoc/) from drf-spectacular-sidecar's static files.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    # No validity badge: Swagger UI would send the schema to validator.swagger.io for it.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
+
+# The largest request body the API reads (bytes); a larger one is answered 413
+# (tournaments/api/middleware.py). Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MB) still bounds the
+# rest of the site.
+API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
 
 CELERY_TIMEZONE = TIME_ZONE
 globals().update(celery_config(os.environ))

@@ -1,13 +1,22 @@
 from django.contrib import admin
-from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
+from tournaments.api import errors
 from tournaments.health import healthz
 
 urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    # Swagger UI and ReDoc from the drf-spectacular-sidecar's static files: no CDN needed.
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"), name="api-redoc"),
     path("api/", include("tournaments.api.urls")),
+    # Last: any other path under /api/ is a JSON 404, with DEBUG on or off (errors.not_found).
+    re_path(r"^api/", errors.not_found, name="api-not-found"),
     path("admin/", admin.site.urls),
 ]
+
+# DEBUG false: JSON under /api/, Django's pages elsewhere (404s under /api/ never get here).
+handler400 = "tournaments.api.errors.bad_request"
+handler500 = "tournaments.api.errors.server_error"

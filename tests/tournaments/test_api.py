@@ -123,7 +123,7 @@ def test_reported_results_through_the_api(organiser):
     referee = APIClient()
     referee.force_authenticate(get_user_model().objects.create_user("referee"))
     assert referee.post(f"/api/submissions/{first.json()['id']}/confirm/").status_code == 403  # a stranger
-    assert organiser.post(f"/api/tournaments/{tid}/organisers/", {"username": "referee"}, format="json").status_code == 200
+    assert organiser.post(f"/api/tournaments/{tid}/organisers/", {"username": "referee"}, format="json").status_code == 201
     confirmed = referee.post(f"/api/submissions/{first.json()['id']}/confirm/")
     assert confirmed.status_code == 200 and confirmed.json()["status"] == "confirmed"
     assert referee.get(f"/api/matches/{match.pk}/").json()["status"] == "finished"

@@ -1,9 +1,168 @@
+"""The OpenAPI schema, and Swagger UI and ReDoc served from this site's own static files."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+import pytest
+from django.core.management import call_command
+
+DOC_PAGES = ["/api/docs/", "/api/redoc/"]
+
+
 def test_the_openapi_schema_is_served(client):
     response = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     assert response.json()["info"]["title"] == "Mazziere API"
 
 
-def test_the_api_docs_page_is_served(client):
-    response = client.get("/api/docs/")
+def referenced_urls(html: str) -> list[str]:
+    """Every URL the page makes the browser load: src and href attributes, and CSS url()s."""
+    return re.findall(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", html) + re.findall(r"url\(([^)]+)\)", html)
+
+
+@pytest.mark.parametrize("page", DOC_PAGES)
+def test_the_docs_pages_load_nothing_from_another_host(client, page):
+    response = client.get(page)
     assert response.status_code == 200
+    html = response.content.decode()
+    urls = referenced_urls(html)
+    assert any("/static/" in url for url in urls), urls
+    for url in urls:
+        parts = urlsplit(url.strip("'\""))
+        assert not parts.scheme and not parts.netloc, f"{page} loads {url}"
+    # Nor in its inline scripts (Swagger UI's validator badge would call validator.swagger.io).
+    assert not re.search(r"https?://", html), re.findall(r"https?://[^\s\"'<>]+", html)
+    assert '"validatorUrl": null' in html or page != "/api/docs/"
+
+
+def static_paths(client, page) -> list[str]:
+    html = client.get(page).content.decode()
+    return [url for url in referenced_urls(html) if url.startswith("/static/")]
+
+
+@pytest.mark.parametrize("page", DOC_PAGES)
+def test_the_static_files_the_docs_pages_reference_are_served(client, settings, page):
+    # What `manage.py runserver` and tests have: WhiteNoise finding the files in the apps.
+    settings.WHITENOISE_USE_FINDERS = True
+    settings.WHITENOISE_AUTOREFRESH = True
+    paths = static_paths(client, page)
+    assert paths
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert b"".join(response.streaming_content), path
+
+
+def test_after_collectstatic_whitenoise_serves_the_docs_assets(client, settings, tmp_path):
+    """As deployed (the Docker image runs collectstatic): WhiteNoise serves STATIC_ROOT."""
+    settings.STATIC_ROOT = tmp_path / "static"
+    settings.WHITENOISE_USE_FINDERS = False
+    settings.WHITENOISE_AUTOREFRESH = False
+    call_command("collectstatic", "--noinput", verbosity=0)
+    for page in DOC_PAGES:
+        for path in static_paths(client, page):
+            response = client.get(path)
+            assert response.status_code == 200, path
+            assert b"".join(response.streaming_content), path
+
+
+# The error responses of the schema (tournaments/api/schema.py) ---------------------------------
+
+@pytest.fixture(scope="module")
+def openapi():
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.validation import validate_schema
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    validate_schema(schema)
+    return schema
+
+
+def operations(schema):
+    for path, item in schema["paths"].items():
+        for method, operation in item.items():
+            yield path, method.upper(), operation
+
+
+def test_the_error_schema_is_the_shape_the_api_sends(openapi):
+    error = openapi["components"]["schemas"]["Error"]
+    assert error["type"] == "object"
+    assert error["additionalProperties"]["oneOf"] == [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+
+
+def test_every_operation_lists_the_errors_it_can_send(openapi):
+    error_ref = {"$ref": "#/components/schemas/Error"}
+    for path, method, operation in operations(openapi):
+        codes = set(operation["responses"])
+        has_body = "requestBody" in operation
+        params = operation.get("parameters", [])
+        where = f"{method} {path}"
+        assert "401" in codes, where
+        assert ("404" in codes) == any(p["in"] == "path" for p in params), where
+        assert ("413" in codes) == has_body and ("415" in codes) == has_body, where
+        if has_body or method != "GET" or any(p["in"] == "query" for p in params):
+            assert "400" in codes, where
+        if method != "GET":
+            assert "403" in codes, where
+        for code, response in operation["responses"].items():
+            if code >= "400":
+                assert response["content"]["application/json"]["schema"] == error_ref, (where, code)
+                assert response["description"], (where, code)
+        # The successful answers are the views' own.
+        assert any(code < "300" for code in codes), where
+    assert "409" in openapi["paths"]["/api/matches/{id}/replay/"]["get"]["responses"]
+    assert "429" in openapi["paths"]["/api/tokens/"]["post"]["responses"]
+    assert "429" not in openapi["paths"]["/api/players/"]["post"]["responses"]
+    unauthorized = openapi["paths"]["/api/players/"]["get"]["responses"]["401"]
+    assert "WWW-Authenticate" in unauthorized["headers"]
+
+
+def test_a_view_declares_more_error_statuses():
+    """@api_errors on an action or a view, error_responses() in @extend_schema, or a declared
+    4xx without a body: each ends up with the Error body."""
+    from django.urls import include, path
+    from drf_spectacular.generators import SchemaGenerator
+    from drf_spectacular.utils import OpenApiResponse, extend_schema
+    from rest_framework import serializers, viewsets
+    from rest_framework.decorators import action
+    from rest_framework.response import Response
+    from rest_framework.routers import SimpleRouter
+
+    from tournaments.api.schema import api_errors, error_responses
+
+    class ThingSerializer(serializers.Serializer):
+        name = serializers.CharField()
+
+    @api_errors(418)
+    class ThingViewSet(viewsets.ViewSet):
+        serializer_class = ThingSerializer
+
+        @extend_schema(request=None, responses=ThingSerializer)
+        @api_errors(409)
+        @action(detail=True, methods=["post"])
+        def poke(self, request, pk=None):
+            return Response({})
+
+        @extend_schema(request=None, responses={200: ThingSerializer, **error_responses(409, e409="busy")})
+        @action(detail=True, methods=["post"])
+        def prod(self, request, pk=None):
+            return Response({})
+
+        @extend_schema(responses={200: ThingSerializer, 409: OpenApiResponse(description="not yet")})
+        @action(detail=True)
+        def peek(self, request, pk=None):
+            return Response({})
+
+    router = SimpleRouter()
+    router.register("things", ThingViewSet, basename="thing")
+    schema = SchemaGenerator(patterns=[path("api/", include(router.urls))]).get_schema(request=None, public=True)
+    error_ref = {"$ref": "#/components/schemas/Error"}
+    poke = schema["paths"]["/api/things/{id}/poke/"]["post"]["responses"]
+    prod = schema["paths"]["/api/things/{id}/prod/"]["post"]["responses"]
+    peek = schema["paths"]["/api/things/{id}/peek/"]["get"]["responses"]
+    assert {"409", "418"} <= set(poke) and "418" in peek and "409" in prod
+    assert prod["409"]["description"] == "busy" and peek["409"]["description"] == "not yet"
+    for responses in (poke, prod, peek):
+        assert responses["409"]["content"]["application/json"]["schema"] == error_ref

@@ -1,17 +1,181 @@
-"""Service errors become API answers that name the field and the rule."""
+"""What the API answers when a request fails: always JSON, whatever DEBUG is.
+
+Every error body is an object whose values are strings or lists of strings (the ``Error``
+schema of ``/api/schema/``, tournaments/api/schema.py):
+
+* ``{"detail": "..."}``: the request as a whole (401, 403, 404, 409, 413, 429, 500, and a
+  400 for a body that is not JSON);
+* ``{"<field>": ["message", ...], ...}``: the fields at fault (400); ``non_field_errors`` for
+  the body as a whole, dotted names for nested ones (``scores.1``, ``options.hands``).
+
+Service errors (tournaments.services.ServiceError) name their field; their code picks the
+status (``conflict`` 409, ``forbidden`` 403, anything else 400).
+
+Outside the views: an unknown path under /api/ is answered by :func:`not_found` (the last
+route of tournaments/urls.py, so that Django's HTML 404 page, technical or not, never answers
+for the API); an exception a view lets through is answered by
+tournaments.api.middleware.ApiErrorsMiddleware with :func:`server_error_response`; a body over
+API_MAX_BODY_BYTES is refused 413 by that middleware too.
+"""
 
 from __future__ import annotations
 
-from rest_framework import status
+import logging
+import secrets
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation, TooManyFieldsSent, TooManyFilesSent
+from django.http import HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve
+from django.views import defaults
+from django.views.decorators.csrf import csrf_exempt
+from rest_framework import exceptions, status
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from tournaments.services import ServiceError
 
+API_PREFIX = "/api/"
+
 STATUS = {"conflict": status.HTTP_409_CONFLICT, "forbidden": status.HTTP_403_FORBIDDEN, "unique": status.HTTP_400_BAD_REQUEST}
+
+# Where a 500's traceback goes: Django's own logger for failed requests, so that whatever a
+# deployment attaches to it (mail to the admins, an error tracker) sees the API's failures too.
+request_logger = logging.getLogger("django.request")
+
+
+def is_api(request) -> bool:
+    return request.path_info.startswith(API_PREFIX)
+
+
+def max_body_bytes() -> int:
+    return int(getattr(settings, "API_MAX_BODY_BYTES", 64 * 1024))
+
+
+def django_upload_limit() -> int:
+    """The limit Django's own DATA_UPLOAD_MAX_MEMORY_SIZE sets (DRF's JSON and form parsers
+    read the body through request.body, which enforces it), when lower than ours."""
+    return min(max_body_bytes(), settings.DATA_UPLOAD_MAX_MEMORY_SIZE or max_body_bytes())
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "request_too_large"
+
+    def __init__(self, limit: int | None = None) -> None:
+        limit = max_body_bytes() if limit is None else limit
+        super().__init__(f"the request body is larger than the API accepts ({limit} bytes)")
+
+
+def flatten(detail, prefix: str = "", out: dict | None = None) -> dict[str, list[str]]:
+    """DRF's nested error details (dicts by field, lists by position, lists of messages) as
+    ``{"field.sub.0": ["message", ...]}``: one level, every value a list of strings."""
+    out = {} if out is None else out
+    if isinstance(detail, dict):
+        for key, value in detail.items():
+            flatten(value, f"{prefix}.{key}" if prefix else str(key), out)
+    elif isinstance(detail, (list, tuple)):
+        for index, item in enumerate(detail):
+            if isinstance(item, (dict, list, tuple)):
+                flatten(item, f"{prefix}.{index}" if prefix else str(index), out)
+            else:
+                out.setdefault(prefix or api_settings.NON_FIELD_ERRORS_KEY, []).append(str(item))
+    elif detail is not None:
+        out.setdefault(prefix or api_settings.NON_FIELD_ERRORS_KEY, []).append(str(detail))
+    return out
+
+
+def error_body(data) -> dict:
+    """Any error payload in the documented shape: string values stay (``detail``), anything
+    else becomes lists of strings; an empty payload still says something."""
+    if isinstance(data, dict):
+        body: dict = {}
+        for key, value in data.items():
+            if isinstance(value, str):
+                body[str(key)] = value
+            else:
+                flatten(value, str(key), body)
+    else:
+        body = flatten(data)
+    return body or {"detail": "the request was refused"}
 
 
 def exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         return Response(exc.as_dict(), status=STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST))
-    return drf_exception_handler(exc, context)
+    # Django refusing to read the body (DATA_UPLOAD_MAX_MEMORY_SIZE and its siblings) is a
+    # SuspiciousOperation, which DRF would let through as a 500 with DEBUG or an HTML 400.
+    if isinstance(exc, RequestDataTooBig):
+        exc = RequestTooLarge(django_upload_limit())
+    elif isinstance(exc, (TooManyFieldsSent, TooManyFilesSent)):
+        exc = exceptions.ParseError(str(exc))
+    response = drf_exception_handler(exc, context)
+    if response is not None:
+        response.data = error_body(response.data)
+    return response
+
+
+def error_response(status_code: int, detail: str, **headers) -> JsonResponse:
+    response = JsonResponse({"detail": detail}, status=status_code)
+    for name, value in headers.items():
+        response[name.replace("_", "-")] = value
+    return response
+
+
+def server_error_response(request, exc: BaseException | None) -> JsonResponse:
+    """500 with a reference to the log line that holds the traceback; the body never says
+    more than that."""
+    reference = secrets.token_hex(4)
+    request_logger.error(
+        "Internal Server Error: %s (reference %s)", request.path, reference,
+        exc_info=(type(exc), exc, exc.__traceback__) if exc is not None else None,
+        extra={"status_code": 500, "request": request},
+    )
+    response = error_response(500, f"server error: the failure is logged under reference {reference}")
+    response._has_been_logged = True  # Django's log_response: logged above, with the traceback
+    return response
+
+
+def _with_slash(request) -> str | None:
+    """The path with a slash appended, when that is a route of the API (APPEND_SLASH)."""
+    if not settings.APPEND_SLASH or request.path_info.endswith("/"):
+        return None
+    try:
+        match = resolve(request.path_info + "/")
+    except Resolver404:
+        return None
+    return None if match.func is not_found else request.path + "/"
+
+
+@csrf_exempt
+def not_found(request, *args, **kwargs):
+    """Any path under /api/ that no route takes: 404 in JSON. (Django answers an unknown path
+    with its technical HTML page when DEBUG is true, whatever handler404 says: hence a route.)
+    A path missing only its final slash is redirected for GET and HEAD, as APPEND_SLASH would,
+    and named in the 404 for other methods, whose body a redirect would lose."""
+    slashed = _with_slash(request)
+    if slashed is not None:
+        if request.method in ("GET", "HEAD"):
+            query = request.META.get("QUERY_STRING", "")
+            return HttpResponsePermanentRedirect(slashed + (f"?{query}" if query else ""))
+        return error_response(404, f"no such endpoint: {request.path} (the API's paths end with a slash: {slashed})")
+    return error_response(404, f"no such endpoint: {request.path}")
+
+
+def bad_request(request, exception=None):
+    """handler400 (DEBUG false): JSON under /api/, Django's page elsewhere."""
+    if is_api(request):
+        if isinstance(exception, RequestDataTooBig):
+            return error_response(413, str(RequestTooLarge(django_upload_limit()).detail))
+        reason = "bad request" if not isinstance(exception, SuspiciousOperation) else "bad request: refused as suspicious"
+        return error_response(400, reason)
+    return defaults.bad_request(request, exception)
+
+
+def server_error(request):
+    """handler500 (DEBUG false; failures outside the views, the views' own are answered by
+    ApiErrorsMiddleware): JSON under /api/, Django's page elsewhere. Django has logged it."""
+    if is_api(request):
+        return error_response(500, "server error: the failure is logged")
+    return defaults.server_error(request)

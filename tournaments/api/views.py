@@ -3,6 +3,7 @@ decided by tournaments.permissions; what each caller is shown, by the serializer
 
 from __future__ import annotations
 
+import django_filters
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
@@ -14,10 +15,12 @@ from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
 from tournaments import permissions as rules, selectors
+from tournaments.formats import FORMATS
 from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Tournament
 from tournaments.services import ladders, leagues, matches, players, results, tokens, tournaments
 
 from . import auth, serializers as s
+from .schema import api_errors
 
 
 def caller_of(request) -> rules.Caller:
@@ -62,7 +65,7 @@ class OrganisersMixin:
         names = [{"username": u.get_username()} for u in event.organisers.order_by("username")]
         return self.paginated(names, s.OrganiserSerializer)
 
-    @extend_schema(request=s.OrganiserSerializer, responses={200: s.OrganiserSerializer(many=True)})
+    @extend_schema(request=s.OrganiserSerializer, responses={201: s.OrganiserSerializer})
     @organisers.mapping.post
     def add_organiser(self, request, pk=None):
         event = self.get_object()
@@ -74,7 +77,7 @@ class OrganisersMixin:
             return Response({"username": [f"no account {ser.validated_data['username']!r}"]},
                             status=status.HTTP_400_BAD_REQUEST)
         event.organisers.add(user)
-        return Response([{"username": u.get_username()} for u in event.organisers.order_by("username")])
+        return Response({"username": user.get_username()}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={204: None})
     @action(detail=True, methods=["delete"], url_path=r"organisers/(?P<username>[\w.@+-]+)")
@@ -104,7 +107,7 @@ class PlayerViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         """Change a player's display name, bot configuration or active flag: its owner only."""
         player = self.get_object()
         require(rules.owns(self.caller, player), "only the player's owner changes it")
-        ser = s.PlayerUpdateSerializer(data=request.data)
+        ser = s.PlayerUpdateSerializer(data=request.data, partial=True)  # a field left out stays as it is
         ser.is_valid(raise_exception=True)
         player = players.player_update(player=player, **ser.validated_data)
         return Response(self.get_serializer(player).data)
@@ -145,11 +148,21 @@ def _ladder_allowed(caller: rules.Caller, ladder: RatingLadder | None) -> None:
             "only the ladder's organisers attach events to it")
 
 
+class TournamentFilter(django_filters.FilterSet):
+    # Not "format": DRF reads ?format= as the answer's media type (json, api).
+    tournament_format = django_filters.ChoiceFilter(field_name="format", choices=[(f, f) for f in sorted(FORMATS)],
+                                                    label="the tournament's format")
+
+    class Meta:
+        model = Tournament
+        fields = ["game", "status", "tournament_format"]
+
+
 class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, OrganisersMixin,
                         ApiViewSet):
     queryset = Tournament.objects.select_related("ladder", "owner").prefetch_related("organisers")
     serializer_class = s.TournamentSerializer
-    filterset_fields = ["game", "status", "format"]
+    filterset_class = TournamentFilter
     lookup_value_regex = r"\d+"
 
     def _organised(self) -> Tournament:
@@ -163,12 +176,14 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         _ladder_allowed(self.caller, data.get("ladder"))
         serializer.instance = tournaments.tournament_create(actor=self.request.user, owner=self.request.user, **data)
 
+    @api_errors(409)
     @extend_schema(request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def start(self, request, pk=None):
         tournament = tournaments.tournament_start(tournament=self._organised(), actor=request.user)
         return Response(self.get_serializer(tournament).data)
 
+    @api_errors(409)
     @extend_schema(request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
@@ -217,6 +232,7 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     serializer_class = s.EntrySerializer
     filterset_fields = ["tournament", "player"]
 
+    @api_errors(409)
     @extend_schema(request=None, responses=s.EntrySerializer)
     @action(detail=True, methods=["post"])
     def withdraw(self, request, pk=None):
@@ -225,6 +241,7 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
                 "an organiser, or the player's owner, withdraws an entry")
         return Response(s.EntrySerializer(tournaments.entry_withdraw(entry=entry, actor=request.user)).data)
 
+    @api_errors(409)
     @extend_schema(request=s.ReasonSerializer, responses=s.EntrySerializer)
     @action(detail=True, methods=["post"])
     def disqualify(self, request, pk=None):
@@ -254,6 +271,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
             return Response({"match": match.pk, "record": None, "log": None})
         return Response({"match": match.pk, "record": match.record, "log": selectors.match_log(match)})
 
+    @api_errors(409)
     @extend_schema(request=None, responses=s.MatchSerializer)
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
@@ -269,6 +287,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         match = self.get_object()
         return self.paginated(_visible_submissions(self.caller).filter(match=match), s.SubmissionSerializer)
 
+    @api_errors(409)
     @extend_schema(request=s.SubmissionSerializer,
                    responses={201: s.SubmissionSerializer, 200: OpenApiResponse(s.SubmissionSerializer,
                               description="the same result was reported already: the original submission")})
@@ -318,6 +337,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiVie
                 "an organiser or a seated player's owner confirms or rejects a result")
         return submission
 
+    @api_errors(409)
     @extend_schema(request=None, responses=s.SubmissionSerializer)
     @action(detail=True, methods=["post"])
     def confirm(self, request, pk=None):
@@ -325,6 +345,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiVie
         results.result_confirm(submission=submission, user=request.user)
         return Response(s.SubmissionSerializer(ResultSubmission.objects.get(pk=submission.pk)).data)
 
+    @api_errors(409)
     @extend_schema(request=s.ReasonSerializer, responses=s.SubmissionSerializer)
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
@@ -364,6 +385,7 @@ class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         league = self.get_object()
         return self.paginated(league.seasons.prefetch_related("divisions").order_by("number"), s.SeasonSerializer)
 
+    @api_errors(409)
     @extend_schema(request=None, responses={201: s.SeasonSerializer})
     @seasons.mapping.post
     def start_season(self, request, pk=None):
@@ -390,6 +412,7 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
             return ApiToken.objects.none()
         return ApiToken.objects.filter(user=self.request.user).select_related("bot")
 
+    @api_errors(409)
     @extend_schema(responses={201: s.TokenCreatedSerializer})
     def create(self, request):
         ser = s.TokenSerializer(data=request.data)

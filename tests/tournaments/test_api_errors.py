@@ -1,0 +1,188 @@
+"""Every failure under /api/ is answered in JSON, in the documented shape, with DEBUG on or off;
+elsewhere Django's own pages stay."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import RequestFactory
+
+from tournaments.api import errors
+from tournaments.api.middleware import ApiErrorsMiddleware, CappedStream
+from tournaments.api.views import PlayerViewSet
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+@pytest.fixture(params=[True, False], ids=["debug", "no-debug"])
+def debug(request, settings):
+    settings.DEBUG = request.param
+    return request.param
+
+
+@pytest.fixture
+def signed_in(client):
+    client.force_login(get_user_model().objects.create_user("organiser", is_staff=True))
+    return client
+
+
+def json_error(response, status):
+    assert response.status_code == status, response.content[:300]
+    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+    body = json.loads(response.content)
+    # The Error schema: an object of strings or lists of strings.
+    assert isinstance(body, dict) and body
+    for value in body.values():
+        assert isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
+    return body
+
+
+def post_json(client, path, body, **extra):
+    return client.post(path, body if isinstance(body, str) else json.dumps(body), content_type="application/json", **extra)
+
+
+# 404 ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/api/nothing-here/", "/api/players/1/nothing/", "/api/tournaments/abc/", "/api/x"])
+def test_an_unknown_api_path_is_a_json_404(client, debug, path):
+    body = json_error(client.get(path), 404)
+    assert path in body["detail"]
+
+
+def test_an_unknown_api_path_is_a_json_404_for_every_method(client, debug):
+    assert json_error(post_json(client, "/api/nothing-here/", {}), 404)
+    assert json_error(client.delete("/api/nothing-here/"), 404)
+
+
+def test_a_missing_object_is_a_json_404(client, debug):
+    assert "No Player" in json_error(client.get("/api/players/999999/"), 404)["detail"]
+
+
+def test_a_path_without_its_final_slash_is_still_redirected_for_get_and_named_for_post(client, debug):
+    answer = client.get("/api/players?kind=bot")
+    assert answer.status_code == 301 and answer["Location"] == "/api/players/?kind=bot"
+    assert "/api/players/" in json_error(post_json(client, "/api/players", {}), 404)["detail"]
+
+
+def test_outside_the_api_django_keeps_its_own_404_page(client, debug):
+    answer = client.get("/no-such-page/")
+    assert answer.status_code == 404
+    assert answer["Content-Type"].startswith("text/html")
+
+
+# 500 ----------------------------------------------------------------------------------------
+
+def test_an_exception_in_a_view_is_a_json_500_logged_with_its_traceback(client, debug, monkeypatch, caplog):
+    def boom(self, request, *args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr(PlayerViewSet, "list", boom)
+    with caplog.at_level(logging.ERROR, logger="django.request"):
+        body = json_error(client.get("/api/players/"), 500)
+    assert body["detail"].startswith("server error")
+    assert "secret internals" not in json.dumps(body) and "Traceback" not in json.dumps(body)
+    logged = [r for r in caplog.records if r.name == "django.request" and r.exc_info]
+    assert len(logged) == 1, [r.getMessage() for r in caplog.records]
+    assert logged[0].exc_info[0] is RuntimeError
+    reference = body["detail"].rsplit(" ", 1)[-1]
+    assert reference in logged[0].getMessage()
+
+
+def test_a_500_outside_the_api_is_left_to_django(rf):
+    middleware = ApiErrorsMiddleware(lambda request: None)
+    assert middleware.process_exception(rf.get("/admin/"), RuntimeError("x")) is None
+    page = errors.server_error(rf.get("/admin/"))
+    assert page.status_code == 500 and not page["Content-Type"].startswith("application/json")
+    assert json_error(errors.server_error(rf.get("/api/players/")), 500)["detail"].startswith("server error")
+
+
+def test_django_exceptions_raised_outside_drf_under_the_api_keep_their_status(rf):
+    from django.core.exceptions import PermissionDenied
+    from django.http import Http404
+
+    middleware = ApiErrorsMiddleware(lambda request: None)
+    assert json_error(middleware.process_exception(rf.get("/api/x/"), Http404("gone")), 404) == {"detail": "gone"}
+    assert json_error(middleware.process_exception(rf.get("/api/x/"), PermissionDenied("no")), 403) == {"detail": "no"}
+
+
+# 400 ----------------------------------------------------------------------------------------
+
+def test_malformed_json_is_a_json_400(signed_in, debug):
+    assert "JSON parse error" in json_error(post_json(signed_in, "/api/players/", "{not json"), 400)["detail"]
+
+
+def test_an_invalid_field_is_a_400_naming_it(signed_in, debug):
+    body = json_error(post_json(signed_in, "/api/players/", {"name": "", "kind": "nonsense"}), 400)
+    assert set(body) >= {"name", "kind"}
+
+
+def test_nested_errors_are_flattened_to_dotted_fields():
+    assert errors.error_body({"scores": {1: ["A valid integer is required."]}, "name": ["blank"]}) == {
+        "scores.1": ["A valid integer is required."], "name": ["blank"],
+    }
+    assert errors.error_body([{"a": ["x"]}, {}]) == {"0.a": ["x"]}
+    assert errors.error_body(["whole body"]) == {"non_field_errors": ["whole body"]}
+    assert errors.error_body({"detail": "as is"}) == {"detail": "as is"}
+    assert errors.error_body({}) == {"detail": "the request was refused"}
+
+
+# 413 ----------------------------------------------------------------------------------------
+
+def test_a_body_over_the_limit_is_a_json_413_before_anything_reads_it(signed_in, debug, settings):
+    settings.API_MAX_BODY_BYTES = 1024
+    body = {"name": "big", "kind": "bot", "bot_kind": "builtin", "bot_config": {"bot": "random", "pad": "x" * 2000}}
+    answer = post_json(signed_in, "/api/players/", body)
+    assert "1024 bytes" in json_error(answer, 413)["detail"]
+    assert not get_user_model().objects.filter(players__name="big").exists()
+    # Also before authentication and routing: an anonymous caller, an unknown path.
+    assert json_error(post_json(signed_in.__class__(), "/api/nothing/", body), 413)
+
+
+def test_the_default_limit_is_64_kib(signed_in, debug, settings):
+    assert settings.API_MAX_BODY_BYTES == 64 * 1024
+    under = post_json(signed_in, "/api/players/", {"name": "ok", "kind": "person", "display_name": "x" * 100})
+    assert under.status_code != 413
+    over = post_json(signed_in, "/api/players/", {"name": "no", "kind": "person", "display_name": "x" * 70_000})
+    json_error(over, 413)
+
+
+def test_djangos_own_upload_limit_is_answered_413_too(signed_in, debug, settings):
+    """DRF 3.18's JSON parser reads request.body, which enforces DATA_UPLOAD_MAX_MEMORY_SIZE:
+    when that is the lower limit, its refusal is a JSON 413 as well, not a 400 page or a 500."""
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 200
+    answer = post_json(signed_in, "/api/players/", {"name": "n", "kind": "person", "display_name": "x" * 500})
+    assert "200 bytes" in json_error(answer, 413)["detail"]
+
+
+def test_the_bytes_actually_read_are_capped_whatever_content_length_says():
+    stream = CappedStream(io.BytesIO(b"x" * 100), limit=10)
+    with pytest.raises(errors.RequestTooLarge):
+        stream.read()
+    stream = CappedStream(io.BytesIO(b"x" * 10), limit=10)
+    assert stream.read() == b"x" * 10 and stream.read() == b""
+    stream = CappedStream(io.BytesIO(b"abc\n" * 10), limit=10)
+    assert stream.readline() == b"abc\n"
+    with pytest.raises(errors.RequestTooLarge):
+        stream.read(100)
+
+
+def test_the_middleware_caps_the_stream_of_api_requests_only(settings):
+    settings.API_MAX_BODY_BYTES = 10
+    seen = {}
+    middleware = ApiErrorsMiddleware(lambda request: seen.setdefault(request.path, request._stream))
+    factory = RequestFactory()
+    middleware(factory.post("/api/players/", "{}", content_type="application/json"))
+    middleware(factory.post("/admin/login/", "{}", content_type="application/json"))
+    assert isinstance(seen["/api/players/"], CappedStream)
+    assert not isinstance(seen["/admin/login/"], CappedStream)
+
+
+def test_a_request_django_refuses_before_any_view_is_a_json_400_under_the_api(client, settings):
+    """handler400 (DEBUG false): e.g. a Host header not in ALLOWED_HOSTS."""
+    settings.DEBUG = False
+    assert json_error(client.get("/api/players/", HTTP_HOST="elsewhere.example"), 400)["detail"]
+    assert not client.get("/admin/", HTTP_HOST="elsewhere.example")["Content-Type"].startswith("application/json")
