@@ -65,6 +65,9 @@ def test_random_matches_end_with_consistent_results(name):
             assert 1 in places
             assert [places[s] for s in ranking] == sorted(places)
             assert state.legal_actions() == [] and state.current_player() is None
+            assert game.places(scores) == places  # what a service checks reported results with
+            if game.zero_sum:
+                assert sum(scores) == 0, (players, seed, scores)
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -136,15 +139,6 @@ def test_views_are_json_ready_for_every_seat_and_spectators(name):
 # --------------------------------------------------------------------------- results
 
 
-@pytest.mark.parametrize("name", GAMES)
-def test_a_games_places_are_those_its_finished_matches_get(name):
-    game = engine.game(name)
-    for players in table_sizes(game):
-        for seed in range(4):
-            state = play_randomly(game.new_match(players=players, seed=seed), random.Random(seed))
-            assert game.places(state.scores()) == state.places()
-
-
 def test_places_rank_higher_scores_first_and_share_equal_ones():
     for game in engine.games().values():
         assert game.places([-50, 0, 0, 50]) == [4, 2, 2, 1]
@@ -156,12 +150,3 @@ def test_the_chip_games_are_zero_sum_and_the_point_games_are_not():
     zero_sum = {name for name, game in engine.games().items() if game.zero_sum}
     assert zero_sum == {"stoppa", "sette_e_mezzo"}
     assert engine.Game.zero_sum is False  # a new game says so explicitly to be checked as one
-
-
-@pytest.mark.parametrize("name", ["sette_e_mezzo", "stoppa"])
-def test_a_zero_sum_games_finished_scores_add_up_to_zero(name):
-    game = engine.game(name)
-    for players in range(game.min_players, game.max_players + 1):
-        for seed in range(5):
-            state = play_randomly(game.new_match(players=players, seed=seed), random.Random(seed))
-            assert sum(state.scores()) == 0, (players, seed, state.scores())

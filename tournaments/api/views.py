@@ -48,6 +48,12 @@ class ApiViewSet(viewsets.GenericViewSet):
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "caller": self.caller}
 
+    def valid(self, serializer_class, **kwargs) -> dict:
+        """The request's body, checked by ``serializer_class`` (400 naming the fields if not)."""
+        ser = serializer_class(data=self.request.data, **kwargs)
+        ser.is_valid(raise_exception=True)
+        return ser.validated_data
+
     def paginated(self, items, serializer_class):
         """A page of ``items`` (a queryset or a list), as every list of the API is sent."""
         page = self.paginate_queryset(items)
@@ -70,11 +76,10 @@ class OrganisersMixin:
     def add_organiser(self, request, pk=None):
         event = self.get_object()
         require(rules.owns(self.caller, event), "only the owner names co-organisers")
-        ser = s.OrganiserSerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
-        user = get_user_model().objects.filter(username=ser.validated_data["username"], is_active=True).first()
+        data = self.valid(s.OrganiserSerializer)
+        user = get_user_model().objects.filter(username=data["username"], is_active=True).first()
         if user is None:
-            return Response({"username": [f"no account {ser.validated_data['username']!r}"]},
+            return Response({"username": [f"no account {data['username']!r}"]},
                             status=status.HTTP_400_BAD_REQUEST)
         event.organisers.add(user)
         return Response({"username": user.get_username()}, status=status.HTTP_201_CREATED)
@@ -107,9 +112,8 @@ class PlayerViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         """Change a player's display name, bot configuration or active flag: its owner only."""
         player = self.get_object()
         require(rules.owns(self.caller, player), "only the player's owner changes it")
-        ser = s.PlayerUpdateSerializer(data=request.data, partial=True)  # a field left out stays as it is
-        ser.is_valid(raise_exception=True)
-        player = players.player_update(player=player, **ser.validated_data)
+        data = self.valid(s.PlayerUpdateSerializer, partial=True)  # a field left out stays as it is
+        player = players.player_update(player=player, **data)
         return Response(self.get_serializer(player).data)
 
 
@@ -216,13 +220,12 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         """Enter a player: organisers enter built-in bots and their own players; where entry is
         open, a player's owner enters it."""
         tournament = self.get_object()
-        ser = s.EntrySerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
-        player = ser.validated_data["player"]
+        data = self.valid(s.EntrySerializer)
+        player = data["player"]
         require(rules.may_enter(self.caller, tournament, player),
                 "organisers enter built-in bots and their own players; a player's owner enters it where entry is open")
         entry = tournaments.entry_add(
-            tournament=tournament, player=player, seed_rank=ser.validated_data.get("seed_rank"), actor=request.user,
+            tournament=tournament, player=player, seed_rank=data.get("seed_rank"), actor=request.user,
         )
         return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
@@ -247,9 +250,8 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def disqualify(self, request, pk=None):
         entry = self.get_object()
         require(rules.organises(self.caller, entry.tournament), "only the tournament's organisers disqualify")
-        ser = s.ReasonSerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
-        entry = tournaments.entry_disqualify(entry=entry, reason=ser.validated_data["reason"], actor=request.user)
+        data = self.valid(s.ReasonSerializer)
+        entry = tournaments.entry_disqualify(entry=entry, reason=data["reason"], actor=request.user)
         return Response(s.EntrySerializer(entry).data)
 
 
@@ -296,10 +298,9 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         """Report a result: an organiser, or the owner of a seated player."""
         match = self.get_object()
         require(rules.reports_for(self.caller, match), "an organiser or a seated player's owner reports a result")
-        ser = s.SubmissionSerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
+        data = self.valid(s.SubmissionSerializer)
         submission, created = results.result_submit(
-            match=match, scores=ser.validated_data["scores"], places=ser.validated_data.get("places"),
+            match=match, scores=data["scores"], places=data.get("places"),
             user=request.user,
         )
         code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
@@ -350,9 +351,8 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiVie
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
         submission = self._decided_by_someone_seated()
-        ser = s.ReasonSerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
-        submission = results.result_reject(submission=submission, reason=ser.validated_data["reason"], user=request.user)
+        data = self.valid(s.ReasonSerializer)
+        submission = results.result_reject(submission=submission, reason=data["reason"], user=request.user)
         return Response(s.SubmissionSerializer(submission).data)
 
 
@@ -371,9 +371,8 @@ class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     @action(detail=True, methods=["post"])
     def join(self, request, pk=None):
         league = self.get_object()
-        ser = s.JoinSerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
-        player = ser.validated_data["player"]
+        data = self.valid(s.JoinSerializer)
+        player = data["player"]
         require(rules.may_enter(self.caller, league, player),
                 "organisers add built-in bots and their own players; a player's owner adds it where entry is open")
         league = leagues.league_join(league=league, player=player)
@@ -415,9 +414,7 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     @api_errors(409)
     @extend_schema(responses={201: s.TokenCreatedSerializer})
     def create(self, request):
-        ser = s.TokenSerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
-        data = ser.validated_data
+        data = self.valid(s.TokenSerializer)
         row, token = tokens.token_create(user=request.user, name=data["name"], scopes=data["scopes"],
                                          bot=data.get("bot"), expires_at=data.get("expires_at"))
         body = s.TokenCreatedSerializer(row).data

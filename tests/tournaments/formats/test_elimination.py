@@ -108,21 +108,11 @@ def test_single_elimination_ranks_champion_finalist_then_semi_and_quarter_finali
 
 
 @pytest.mark.parametrize("n", range(2, 40))
-def test_single_elimination_puts_everyone_out_in_the_round_they_lost(n):
-    fmt = SingleElimination()
-    _, history = play_out(fmt, range(n), seed=n)
-    reached = fmt.reached(range(n), history)
-    champion, *rest = furthest_first(reached)
-    last = last_table(history)
-    assert reached[champion].key == (len(history), 2)
-    assert all(reached[e].key == (last[e], 0) for e in rest)
-
-
-@pytest.mark.parametrize("n", range(2, 40))
-@pytest.mark.parametrize("reset", [True, False])
-def test_double_elimination_puts_everyone_out_in_the_last_round_they_played(n, reset):
-    # Nobody plays after their second loss, so the last table is the one that put them out.
-    fmt = DoubleElimination(bracket_reset=reset)
+@pytest.mark.parametrize("fmt", [SingleElimination(), DoubleElimination(bracket_reset=True),
+                                 DoubleElimination(bracket_reset=False)], ids=["single", "double", "double-no-reset"])
+def test_everyone_is_out_in_the_last_round_they_played(n, fmt):
+    # Nobody plays after going out (single: one loss; double: the second), so the last table
+    # an entrant sat at is the one that put it out.
     _, history = play_out(fmt, range(n), seed=n)
     reached = fmt.reached(range(n), history)
     champion, *rest = furthest_first(reached)
@@ -144,40 +134,33 @@ def test_the_grand_final_loser_alone_ranks_second(n, reset):
     assert reached[second].label.startswith("lost the grand final")
 
 
-def test_a_bracket_reset_makes_the_reset_loser_second():
-    # Seed 2 (id 1) loses the winners' final to seed 1, then beats it twice.
-    def upset(seats, rng):
-        if set(seats) == {0, 1} and upset.finals_seen:
-            return tuple(1 if e == 1 else 2 for e in seats)
+def grand_final_upset():
+    """Results where seed 2 (id 1) loses the winners' final to seed 1 (id 0), then beats it
+    every time after; the best seed wins every other table."""
+    finals_seen = 0
+
+    def decide(seats, rng):
+        nonlocal finals_seen
         if set(seats) == {0, 1}:
-            upset.finals_seen += 1
+            finals_seen += 1
+            if finals_seen > 1:
+                return tuple(1 if e == 1 else 2 for e in seats)
         return best_seed_wins(seats, rng)
 
-    upset.finals_seen = 0
-    fmt = DoubleElimination(bracket_reset=True)
-    rounds, history = play_out(fmt, range(8), decide=upset)
-    assert len(rounds) == 7
+    return decide
+
+
+@pytest.mark.parametrize("reset, rounds, label", [(True, 7, "lost the grand final (bracket reset)"),
+                                                  (False, 6, "lost the grand final")])
+def test_the_winners_champion_beaten_in_the_grand_final_ranks_second(reset, rounds, label):
+    # With a reset it loses the reset final too; without one, its single loss puts it out.
+    fmt = DoubleElimination(bracket_reset=reset)
+    played, history = play_out(fmt, range(8), decide=grand_final_upset())
+    assert len(played) == rounds
     reached = fmt.reached(range(8), history)
-    assert reached[1] == Reached(key=(7, 2), label="champion")
-    assert reached[0] == Reached(key=(7, 0), label="lost the grand final (bracket reset)")
+    assert reached[1] == Reached(key=(rounds, 2), label="champion")
+    assert reached[0] == Reached(key=(rounds, 0), label=label)
     assert furthest_first(reached)[:3] == [1, 0, 2]
-
-
-def test_without_bracket_reset_the_winners_champion_is_out_on_losing_the_grand_final():
-    def upset(seats, rng):
-        if set(seats) == {0, 1} and upset.finals_seen:
-            return tuple(1 if e == 1 else 2 for e in seats)
-        if set(seats) == {0, 1}:
-            upset.finals_seen += 1
-        return best_seed_wins(seats, rng)
-
-    upset.finals_seen = 0
-    fmt = DoubleElimination(bracket_reset=False)
-    rounds, history = play_out(fmt, range(8), decide=upset)
-    assert len(rounds) == 6
-    reached = fmt.reached(range(8), history)
-    assert reached[1] == Reached(key=(6, 2), label="champion")
-    assert reached[0] == Reached(key=(6, 0), label="lost the grand final")
 
 
 def test_double_elimination_ties_everyone_out_in_the_same_losers_round():
