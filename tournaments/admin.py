@@ -42,9 +42,9 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(models.Match)
 class MatchAdmin(admin.ModelAdmin):
-    list_display = ["id", "round", "table", "status", "attempts", "started_at", "finished_at"]
+    list_display = ["id", "round", "table", "status", "attempts", "interrupted", "started_at", "finished_at"]
     list_filter = ["status"]
-    readonly_fields = ["record", "lease_owner", "lease_expires_at", "attempts"]
+    readonly_fields = ["record", "lease_owner", "lease_expires_at", "attempts", "interrupted"]
     exclude = ["seed", "deck"]  # the cards of a match still being played
     inlines = [SeatInline]
 

@@ -252,7 +252,14 @@ class Match(models.Model):
     # claimed again once it has passed.
     lease_owner = models.CharField(max_length=120, blank=True)
     lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # Plays of this match that started: charged when a worker records it, or, for a match
+    # whose earlier worker died (``interrupted``), before its worker starts it. A match that
+    # reaches MATCH_MAX_ATTEMPTS without a result is given up (services.matches).
     attempts = models.PositiveIntegerField(default=0)
+    # Times a worker holding it died or lost its lease before recording it. Such a match is
+    # played alone and charged first, so the one that kills its worker is found out, and the
+    # others of a dead worker's batch are not charged for plays that never started.
+    interrupted = models.PositiveIntegerField(default=0)
     # The engine's to_json(): the match's inputs and actions. The full event log is derived
     # from it by replaying (engine.load), so it is not stored twice.
     record = models.JSONField(null=True, blank=True, help_text="engine to_json(): inputs and actions, for replays")

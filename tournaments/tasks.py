@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+import tempfile
+from pathlib import Path
 
 from celery import shared_task
+from celery.signals import worker_init, worker_shutdown, worker_shutting_down
 from django.conf import settings
 
 from tournaments import matchplay
@@ -13,6 +16,37 @@ from tournaments import matchplay
 
 def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+# A warm shutdown (SIGTERM to the worker, as a container's stop sends it) reaches the main
+# process only; its pool processes, each in the middle of a batch, learn of it from a flag
+# file the main process leaves, and stop after the match in hand (match_play_batch's
+# should_stop): recorded, the rest handed back, the process gone within seconds instead of
+# playing on for up to a lease.
+
+def _stop_flag(pid: int) -> Path:
+    return Path(tempfile.gettempdir()) / f"mazziere-worker-{pid}.stopping"
+
+
+@worker_init.connect
+def _forget_stale_stop_flag(**_) -> None:
+    _stop_flag(os.getpid()).unlink(missing_ok=True)  # a process that had this pid before
+
+
+@worker_shutting_down.connect
+def _leave_stop_flag(**_) -> None:
+    _stop_flag(os.getpid()).touch()
+
+
+@worker_shutdown.connect
+def _remove_stop_flag(**_) -> None:
+    _stop_flag(os.getpid()).unlink(missing_ok=True)
+
+
+def worker_stopping() -> bool:
+    """Whether the worker this task runs in was told to shut down (its main process is this
+    one, with the solo or threads pool, or the parent, with the prefork pool)."""
+    return _stop_flag(os.getppid()).exists() or _stop_flag(os.getpid()).exists()
 
 
 @shared_task(acks_late=True)
@@ -32,7 +66,7 @@ def play_matches(match_ids: list[int]) -> None:
     waits for that lease to run out; finished ones are skipped, so running this twice is safe."""
     from tournaments.services.matches import match_play_batch
 
-    claims = match_play_batch(match_ids=match_ids, owner=_worker_name())
+    claims = match_play_batch(match_ids=match_ids, owner=_worker_name(), should_stop=worker_stopping)
     for match_id, claim in claims.items():
         if claim.status == "busy":
             play_match.apply_async(

@@ -170,7 +170,8 @@ def test_a_leased_match_is_not_claimed_by_another_worker_until_the_lease_runs_ou
     Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
     again = match_claim(match_id=match.pk, owner="w2")
     assert again.status == "claimed"
-    assert again.match.attempts == 2
+    # Taken over from a worker whose lease ran out: marked, but no play is charged by a claim.
+    assert (again.match.attempts, again.match.interrupted) == (0, 1)
 
 
 def test_reclaiming_gives_back_matches_whose_worker_died():
@@ -184,21 +185,46 @@ def test_reclaiming_gives_back_matches_whose_worker_died():
     assert match.status == Match.Status.PENDING and match.lease_owner == ""
 
 
-def _dies_holding(match, worker):
-    """``worker`` claims the match and dies: its lease runs out."""
-    assert match_claim(match_id=match.pk, owner=worker).status == "claimed"
-    Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+class WorkerDied(BaseException):
+    """What a SIGKILL does to a worker, in-process: nothing after it runs, no flush, no
+    release; its leases run out."""
 
 
-def test_a_match_whose_worker_dies_every_time_is_given_up_then_retried_on_request(settings):
+def _dies_playing(match_ids, worker, monkeypatch, dies_at=None):
+    """``worker`` claims the batch and dies while playing ``dies_at`` (default: the first
+    match it starts); its leases run out."""
+    import bots.runner
+
+    from tournaments.services.matches import match_play_batch
+
+    real = bots.runner.play_match
+
+    def play(game, players, *, seed, **kwargs):
+        match = Match.objects.get(seed=seed, status=Match.Status.RUNNING, lease_owner=worker)
+        if dies_at is None or match.pk == dies_at:
+            raise WorkerDied()
+        return real(game, players, seed=seed, **kwargs)
+
+    monkeypatch.setattr(bots.runner, "play_match", play)
+    with pytest.raises(WorkerDied):
+        match_play_batch(match_ids=match_ids, owner=worker)
+    monkeypatch.setattr(bots.runner, "play_match", real)
+    Match.objects.filter(lease_owner=worker).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+
+
+def test_a_match_that_kills_its_worker_every_time_is_given_up_then_retried_on_request(settings, monkeypatch):
     settings.MATCH_MAX_ATTEMPTS = 3
     _, match = _started()
-    for attempt in (1, 2):
-        _dies_holding(match, f"dead-{attempt}")
+    # The first death charges nothing (the match was one of a batch: any of it may have been
+    # the culprit); from then on the match is played alone, charged before it starts.
+    for death in range(1, 4):
+        _dies_playing([match.pk], f"dead-{death}", monkeypatch)
         with held() as sent:
             matches_reclaim()
         assert sent == [match.pk]
-    _dies_holding(match, "dead-3")
+        match.refresh_from_db()
+        assert (match.attempts, match.interrupted) == (death - 1, death)
+    _dies_playing([match.pk], "dead-4", monkeypatch)
     with held() as sent:
         assert matches_reclaim() == []  # given up: not sent again, not even as a waiting match
         assert matches_reclaim(stale_after=0) == []
@@ -210,7 +236,7 @@ def test_a_match_whose_worker_dies_every_time_is_given_up_then_retried_on_reques
 
     with held() as sent:
         retried = match_retry(match_id=match.pk)
-    assert sent == [match.pk] and retried.attempts == 0
+    assert sent == [match.pk] and (retried.attempts, retried.interrupted) == (0, 0)
     assert AuditEvent.objects.filter(match=match, action="match_retried").count() == 1
     assert match_claim(match_id=match.pk, owner="w").status == "claimed"
 
@@ -365,3 +391,45 @@ def test_published_elimination_standings_follow_the_bracket(game, fmt):
     assert [line.rank for line in lines[:2]] == [1, 2]
     assert lines[0].reached == "champion"
     assert all(line.reached for line in lines)
+
+
+def test_a_dead_workers_batch_is_not_charged_for_the_matches_it_never_started(monkeypatch):
+    # The defect: every match of a claimed batch was charged an attempt at the claim, so three
+    # unrelated worker deaths gave up matches that never ran, and the tournament waited.
+    tournament = make_tournament(bot_players(16), format="round_robin", format_config={}, ladder_slug=None)
+    with held():
+        tournament_start(tournament=tournament)
+    batch = list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("pk")
+                 .values_list("pk", flat=True))
+    for death in range(3):  # killed three times in a row, each time just after it claims the batch
+        _dies_playing(batch, f"victim-{death}", monkeypatch)
+        with held():
+            matches_reclaim()
+    assert set(Match.objects.filter(pk__in=batch).values_list("attempts", flat=True)) <= {0, 1, 2}
+    assert play_out(tournament) > 0
+    assert tournament.status == "finished"  # without anyone's retry
+    assert not AuditEvent.objects.filter(action="match_failed").exists()
+    # Each innocent match was charged once, for the one play that recorded it.
+    assert set(Match.objects.filter(pk__in=batch[1:]).values_list("attempts", flat=True)) == {1}
+
+
+def test_a_worker_told_to_stop_records_the_match_in_hand_and_hands_back_the_rest():
+    from tournaments.services.matches import match_play_batch
+
+    tournament = make_tournament(bot_players(16), format="round_robin", format_config={}, ladder_slug=None)
+    with held():
+        tournament_start(tournament=tournament)
+    batch = list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("pk")
+                 .values_list("pk", flat=True))
+    asked = []
+
+    def should_stop():
+        asked.append(1)
+        return len(asked) > 2  # told to stop while playing the second match
+
+    with held() as sent:
+        claims = match_play_batch(match_ids=batch, owner="stopping", should_stop=should_stop)
+    assert [claims[pk].status for pk in batch] == ["finished", "finished"] + ["handed_back"] * (len(batch) - 2)
+    assert sent == batch[2:]  # to the broker, for another worker
+    rest = Match.objects.filter(pk__in=batch[2:])
+    assert set(rest.values_list("status", "lease_owner", "attempts", "interrupted")) == {("pending", "", 0, 0)}

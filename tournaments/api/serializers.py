@@ -175,7 +175,7 @@ class MatchSerializer(serializers.ModelSerializer):
     class Meta:
         model = Match
         fields = ["id", "tournament", "round", "table", "seed", "deal", "status", "notes", "scheduled_at",
-                  "started_at", "finished_at", "attempts", "seats"]
+                  "started_at", "finished_at", "attempts", "interrupted", "seats"]
 
     def to_representation(self, match: Match) -> dict:
         public = selectors.outcome_public(match)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 
@@ -51,9 +51,10 @@ class Claim:
     """What a worker got when it asked for a match."""
 
     # "claimed" | "finished" | "busy" | "people" | "failed" (an error while playing) |
-    # "exhausted" (claimed MATCH_MAX_ATTEMPTS times already: waits for match_retry) |
+    # "exhausted" (played MATCH_MAX_ATTEMPTS times without a result: waits for match_retry) |
     # "cancelled" (its tournament was cancelled: never played) | "gone" (deleted: a round made
-    # ahead was remade after a withdrawal)
+    # ahead was remade after a withdrawal) | "handed_back" (its worker is shutting down: back
+    # to the broker, unplayed)
     status: str
     match: Match
     retry_in: float = 0.0
@@ -71,6 +72,8 @@ class Outcome:
     record: dict | None = None
     decisions: list[int] | None = None
     think_seconds: list[float] | None = None
+    # A play of the engine not charged yet to the match's attempts: recording charges it.
+    charge: bool = False
 
 
 def match_claim(*, match_id: int, owner: str) -> Claim:
@@ -106,6 +109,7 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
         with_people = {pk for pk, at in seats.items() if any(s.player.kind != Player.Kind.BOT for s in at)}
         now = timezone.now()
         expires = now + timedelta(seconds=lease_seconds())
+        taken_over: list[int] = []
         for match in matches:
             if match.status == Match.Status.FINISHED:
                 claims[match.pk] = Claim("finished", match)
@@ -124,18 +128,25 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
             elif match.attempts >= max_attempts():
                 claims[match.pk] = Claim("exhausted", match)
             else:
+                if match.status == Match.Status.RUNNING and match.lease_owner != owner:
+                    match.interrupted += 1  # taken over: its worker's lease ran out
+                    taken_over.append(match.pk)
                 match.status = Match.Status.RUNNING
                 match.lease_owner = owner
                 match.lease_expires_at = expires
-                match.attempts += 1
                 match.started_at = match.started_at or now
                 claims[match.pk] = Claim("claimed", match, seats=tuple(seats[match.pk]))
-        claimed = [pk for pk, claim in claims.items() if claim.status == "claimed"]
+        claimed = [claim.match for claim in claims.values() if claim.status == "claimed"]
         if claimed:
-            Match.objects.filter(pk__in=claimed).update(
+            # No attempt is charged here: a claimed match may never start (its worker dies
+            # first); the play is charged when it is recorded, or before it starts when an
+            # earlier worker died holding it (_play_batch).
+            Match.objects.filter(pk__in=[m.pk for m in claimed]).update(
                 status=Match.Status.RUNNING, lease_owner=owner, lease_expires_at=expires,
-                attempts=F("attempts") + 1, started_at=Coalesce("started_at", now),
+                started_at=Coalesce("started_at", now),
             )
+            if taken_over:
+                Match.objects.filter(pk__in=taken_over).update(interrupted=F("interrupted") + 1)
         return claims
 
 
@@ -161,7 +172,8 @@ def match_play(*, match_id: int, owner: str) -> Claim:
     return claim
 
 
-def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None) -> dict[int, Claim]:
+def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None,
+                     should_stop: Callable[[], bool] | None = None) -> dict[int, Claim]:
     """Claim bot matches, play those claimed in the order given, and record their results a
     flush at a time: whenever MATCH_FLUSH_SECONDS have passed since the last flush, and at the
     end. The leases of matches not yet played are renewed when half their time has gone, so a
@@ -169,7 +181,11 @@ def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None) ->
 
     Returns each match's claim; a played match's status is "finished". ``on_played(match_id)``
     is called after each match is recorded (progress bars). A flush that closes a round keeps
-    the next round's first batch for this worker (dispatch.keep_one_batch), which plays it next."""
+    the next round's first batch for this worker (dispatch.keep_one_batch), which plays it next.
+
+    ``should_stop()`` is asked before each match: once it says yes (the worker is told to shut
+    down), the match in hand has been recorded, and the rest are handed back (status
+    "handed_back": pending again and sent to the broker for another worker) at once."""
     claims: dict[int, Claim] = {}
     batch = list(dict.fromkeys(match_ids))
     # Play on for at most one lease's time, then hand the kept batch to the broker like the
@@ -177,16 +193,33 @@ def match_play_batch(*, match_ids: Sequence[int], owner: str, on_played=None) ->
     play_on_until = time.monotonic() + lease_seconds()
     while batch:
         kept: list[int] = []
-        claims.update(_play_batch(batch, owner, on_played, kept))
+        claims.update(_play_batch(batch, owner, on_played, kept, should_stop))
         # The flushes closed a round and this worker kept the next round's first batch.
         batch = [pk for pk in dict.fromkeys(kept) if pk not in claims]
-        if batch and time.monotonic() > play_on_until:
+        stopping = should_stop is not None and should_stop()
+        if batch and (stopping or time.monotonic() > play_on_until):
             dispatch_matches(batch)  # outside any transaction: sent now
             break
     return claims
 
 
-def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) -> dict[int, Claim]:
+def _hand_back(match_ids: list[int], owner: str) -> list[int]:
+    """Give back claimed matches this worker will not play (it is shutting down): pending
+    again, no attempt charged, and sent to the broker for another worker."""
+    if not match_ids:
+        return []
+    with transaction.atomic():
+        mine = list(
+            Match.objects.select_for_update().filter(pk__in=match_ids, status=Match.Status.RUNNING, lease_owner=owner)
+            .order_by("pk").values_list("pk", flat=True)
+        )
+        Match.objects.filter(pk__in=mine).update(status=Match.Status.PENDING, lease_owner="", lease_expires_at=None)
+        dispatch_matches(mine)
+    return mine
+
+
+def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
+                should_stop: Callable[[], bool] | None = None) -> dict[int, Claim]:
     from bots.runner import play_match as run_match
 
     from .players import player_bot
@@ -216,7 +249,18 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
             played.clear()
         last_flush = time.monotonic()
 
+    def charge(pk: int) -> None:
+        """Charge a play to ``pk`` now (committed before it starts, or as it failed)."""
+        Match.objects.filter(pk=pk, status=Match.Status.RUNNING, lease_owner=owner).update(attempts=F("attempts") + 1)
+        claims[pk].match.attempts += 1
+
     for index, pk in enumerate(to_play):
+        if should_stop is not None and should_stop():
+            flush()
+            for given in _hand_back([p for p in to_play[index:] if claims[p].status == "claimed"], owner):
+                claims[given] = Claim("handed_back", claims[given].match)
+            log.info("stopping: handed back %d match(es) to the broker", len(to_play) - index)
+            break
         if time.monotonic() >= renew_at:
             flush()
             still_held = _lease_renew(to_play[index:], owner)
@@ -226,6 +270,14 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
         if claims[pk].status != "claimed":
             continue
         match = claims[pk].match
+        # A match whose earlier worker died holding it may be what killed it: it is played
+        # alone, its play charged (and committed) first, so a match that kills every worker is
+        # given up after MATCH_MAX_ATTEMPTS plays, and the innocent rest of that worker's batch
+        # is never charged for plays that did not start.
+        careful = match.interrupted > 0
+        if careful:
+            flush()
+            charge(pk)
         tournament = match.round.tournament
         players = []
         for seat in claims[pk].seats:
@@ -241,6 +293,8 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
             # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the rest
             # of the batch goes on; this match keeps its lease and is played again once
             # reclaim_matches finds the lease run out.
+            if not careful:
+                charge(pk)
             log.exception("match %s could not be played (attempt %s)", pk, match.attempts)
             claims[pk] = Claim("failed", match)
             continue
@@ -253,6 +307,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int]) ->
             record=state.to_json(),
             decisions=list(outcome.decisions),
             think_seconds=list(outcome.decision_time),
+            charge=not careful,
         ))
         play_seconds += time.monotonic() - started
         play_count += 1
@@ -315,7 +370,7 @@ def match_record_result(
 
 
 _SEAT_FIELDS = ["score", "place", "forfeit_reason", "forfeit_detail", "decisions", "think_seconds"]
-_MATCH_FIELDS = ["status", "finished_at", "lease_owner", "lease_expires_at", "record"]
+_MATCH_FIELDS = ["status", "finished_at", "lease_owner", "lease_expires_at", "record", "attempts"]
 
 
 def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=None) -> dict[int, Match]:
@@ -382,6 +437,8 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
             match.lease_owner = ""
             match.lease_expires_at = None
             match.record = outcome.record
+            if outcome.charge:
+                match.attempts += 1
             finished.append(match)
             if forfeits:
                 audits.append(AuditEvent(
@@ -460,7 +517,7 @@ def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
         )
         if expired:
             Match.objects.filter(pk__in=[pk for pk, _, _ in expired]).update(
-                status=Match.Status.PENDING, lease_owner="", lease_expires_at=None
+                status=Match.Status.PENDING, lease_owner="", lease_expires_at=None, interrupted=F("interrupted") + 1,
             )
         given_up = [(pk, attempts, tid) for pk, attempts, tid in expired if attempts >= limit]
         AuditEvent.objects.bulk_create(
@@ -508,10 +565,10 @@ def match_retry(*, match_id: int, actor=None) -> Match:
         AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, actor=actor,
                                   action="match_retried", detail={"attempts_before": match.attempts})
         match.status = Match.Status.PENDING
-        match.attempts = 0
+        match.attempts = match.interrupted = 0
         match.lease_owner = ""
         match.lease_expires_at = None
-        match.save(update_fields=["status", "attempts", "lease_owner", "lease_expires_at"])
+        match.save(update_fields=["status", "attempts", "interrupted", "lease_owner", "lease_expires_at"])
         dispatch_matches([match.pk])
         return match
 

@@ -278,7 +278,7 @@ def rounds_remake_ahead(*, tournament: Tournament, why: str) -> int:
     list(Match.objects.select_for_update().filter(round__in=ahead, status=Match.Status.PENDING).values_list("pk"))
     started = set(
         Match.objects.filter(round__in=ahead)
-        .filter(~Q(status=Match.Status.PENDING) | Q(attempts__gt=0))
+        .filter(~Q(status=Match.Status.PENDING) | Q(started_at__isnull=False))
         .values_list("round__number", flat=True)
     )
     doomed = [rnd for rnd in ahead if rnd.number > max(started, default=0)]
