@@ -12,6 +12,8 @@ from celery.signals import worker_init, worker_shutdown, worker_shutting_down
 from django.conf import settings
 
 from tournaments import matchplay
+from tournaments.services.matches import ClaimStatus, match_play, match_play_batch, matches_reclaim
+from tournaments.services.schedule import schedule_tick
 
 
 def _worker_name() -> str:
@@ -64,13 +66,11 @@ def play_matches(match_ids: list[int]) -> None:
     """Play a batch of a tournament's bot matches and record them (services.matches.
     match_play_batch). Matches another live worker holds are handed to ``play_match``, which
     waits for that lease to run out; finished ones are skipped, so running this twice is safe."""
-    from tournaments.services.matches import match_play_batch
-
     claims = match_play_batch(match_ids=match_ids, owner=_worker_name(), should_stop=worker_stopping)
     for match_id, claim in claims.items():
-        if claim.status == "busy":
+        if claim.status == ClaimStatus.BUSY:
             play_match.apply_async(
-                (match_id,), countdown=max(1.0, claim.retry_in + 0.5), queue=getattr(settings, "MATCH_QUEUE", "celery")
+                (match_id,), countdown=max(1.0, claim.retry_in + 0.5), queue=settings.MATCH_QUEUE
             )
 
 
@@ -79,10 +79,8 @@ def play_matches(match_ids: list[int]) -> None:
 def play_match(self, match_id: int) -> str:
     """Play a tournament's bot match and record it. Another worker holding the lease makes
     this task wait for the lease to run out, then try again (its worker may have died)."""
-    from tournaments.services.matches import match_play
-
     claim = match_play(match_id=match_id, owner=_worker_name())
-    if claim.status == "busy":
+    if claim.status == ClaimStatus.BUSY:
         raise self.retry(countdown=max(1.0, claim.retry_in + 0.5))
     return claim.status
 
@@ -90,8 +88,6 @@ def play_match(self, match_id: int) -> str:
 @shared_task(acks_late=True)
 def reclaim_matches() -> list[int]:
     """Periodic (Celery beat): hand back matches whose worker died, resend lost ones."""
-    from tournaments.services.matches import matches_reclaim
-
     return matches_reclaim()
 
 
@@ -99,6 +95,4 @@ def reclaim_matches() -> list[int]:
 def tick() -> dict:
     """Periodic (Celery beat): start tournaments at their hour, open rounds of periodic
     tournaments (league divisions) when due, end finished seasons."""
-    from tournaments.services.schedule import schedule_tick
-
     return schedule_tick()

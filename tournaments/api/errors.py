@@ -50,7 +50,7 @@ def is_api(request) -> bool:
 
 
 def max_body_bytes() -> int:
-    return int(getattr(settings, "API_MAX_BODY_BYTES", 64 * 1024))
+    return settings.API_MAX_BODY_BYTES
 
 
 def django_upload_limit() -> int:

@@ -44,11 +44,11 @@ def batch_size() -> int:
     MATCH_BATCH_MAX. A batch's claim, flushes and round closes cost about the same whatever
     its size, so short matches go in large batches; long ones keep the small default, which
     shares them among the workers."""
-    size = int(getattr(settings, "MATCH_BATCH_SIZE", 20))
+    size = settings.MATCH_BATCH_SIZE
     pace = _pace.get()
     if pace:
-        by_time = int(float(getattr(settings, "MATCH_BATCH_SECONDS", 1.0)) / pace)
-        size = max(size, min(int(getattr(settings, "MATCH_BATCH_MAX", 200)), by_time))
+        by_time = int(settings.MATCH_BATCH_SECONDS / pace)
+        size = max(size, min(settings.MATCH_BATCH_MAX, by_time))
     return size
 
 
@@ -64,11 +64,11 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
         held.extend(ids)
         return
 
-    queue = getattr(settings, "MATCH_QUEUE", "celery")
+    queue = settings.MATCH_QUEUE
     kept = _kept.get()
-    spread = int(getattr(settings, "MATCH_BATCH_SPREAD", 4))
+    spread = settings.MATCH_BATCH_SPREAD
     pace = _pace.get()
-    if kept is not None and pace is not None and pace * len(ids) < float(getattr(settings, "MATCH_SPLIT_SECONDS", 0.5)):
+    if kept is not None and pace is not None and pace * len(ids) < settings.MATCH_SPLIT_SECONDS:
         # The worker keeping a batch would play the whole round before another worker could
         # take a share and record it: splitting would only add claims, flushes and waits.
         spread = 1

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from datetime import timedelta
 
 from django.conf import settings
@@ -35,27 +36,36 @@ log = logging.getLogger(__name__)
 
 
 def lease_seconds() -> float:
-    return float(getattr(settings, "MATCH_LEASE_SECONDS", 300))
+    return settings.MATCH_LEASE_SECONDS
 
 
 def flush_seconds() -> float:
-    return float(getattr(settings, "MATCH_FLUSH_SECONDS", 1.0))
+    return settings.MATCH_FLUSH_SECONDS
 
 
 def max_attempts() -> int:
-    return int(getattr(settings, "MATCH_MAX_ATTEMPTS", 3))
+    return settings.MATCH_MAX_ATTEMPTS
+
+
+class ClaimStatus(StrEnum):
+    """What became of a match a worker asked for."""
+
+    CLAIMED = "claimed"  # leased to this worker: it plays it
+    FINISHED = "finished"  # recorded (before, or by this worker)
+    BUSY = "busy"  # another live worker holds its lease (retry_in: until it runs out)
+    PEOPLE = "people"  # people play it: never a worker
+    FAILED = "failed"  # its play raised: it keeps its lease until reclaimed
+    EXHAUSTED = "exhausted"  # played MATCH_MAX_ATTEMPTS times without a result: waits for match_retry
+    CANCELLED = "cancelled"  # its tournament was cancelled: never played
+    GONE = "gone"  # deleted: a round made ahead was remade after a withdrawal
+    HANDED_BACK = "handed_back"  # its worker is shutting down: pending again, back to the broker
 
 
 @dataclass(frozen=True)
 class Claim:
     """What a worker got when it asked for a match."""
 
-    # "claimed" | "finished" | "busy" | "people" | "failed" (an error while playing) |
-    # "exhausted" (played MATCH_MAX_ATTEMPTS times without a result: waits for match_retry) |
-    # "cancelled" (its tournament was cancelled: never played) | "gone" (deleted: a round made
-    # ahead was remade after a withdrawal) | "handed_back" (its worker is shutting down: back
-    # to the broker, unplayed)
-    status: str
+    status: ClaimStatus
     match: Match
     retry_in: float = 0.0
     seats: tuple[Seat, ...] = ()  # of a claimed match, in turn order, with their players
@@ -93,7 +103,7 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
             .filter(pk__in=match_ids).order_by("pk")
         )
         claims: dict[int, Claim] = {
-            pk: Claim("gone", Match(pk=pk)) for pk in set(match_ids) - {m.pk for m in matches}
+            pk: Claim(ClaimStatus.GONE, Match(pk=pk)) for pk in set(match_ids) - {m.pk for m in matches}
         }
         # A batch's matches share a few tournaments and players: each is loaded once, not once
         # per match or seat (a batch of short matches can hold hundreds).
@@ -112,21 +122,21 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
         taken_over: list[int] = []
         for match in matches:
             if match.status == Match.Status.FINISHED:
-                claims[match.pk] = Claim("finished", match)
+                claims[match.pk] = Claim(ClaimStatus.FINISHED, match)
             elif (
                 match.status == Match.Status.RUNNING
                 and match.lease_owner != owner
                 and match.lease_expires_at is not None
                 and match.lease_expires_at > now
             ):
-                claims[match.pk] = Claim("busy", match, (match.lease_expires_at - now).total_seconds())
+                claims[match.pk] = Claim(ClaimStatus.BUSY, match, (match.lease_expires_at - now).total_seconds())
             elif match.pk in with_people:
-                claims[match.pk] = Claim("people", match)
+                claims[match.pk] = Claim(ClaimStatus.PEOPLE, match)
             elif match.round.tournament.status == Tournament.Status.CANCELLED:
                 # Rounds made ahead may still be queued when an organiser cancels.
-                claims[match.pk] = Claim("cancelled", match)
+                claims[match.pk] = Claim(ClaimStatus.CANCELLED, match)
             elif match.attempts >= max_attempts():
-                claims[match.pk] = Claim("exhausted", match)
+                claims[match.pk] = Claim(ClaimStatus.EXHAUSTED, match)
             else:
                 if match.status == Match.Status.RUNNING and match.lease_owner != owner:
                     match.interrupted += 1  # taken over: its worker's lease ran out
@@ -135,8 +145,8 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
                 match.lease_owner = owner
                 match.lease_expires_at = expires
                 match.started_at = match.started_at or now
-                claims[match.pk] = Claim("claimed", match, seats=tuple(seats[match.pk]))
-        claimed = [claim.match for claim in claims.values() if claim.status == "claimed"]
+                claims[match.pk] = Claim(ClaimStatus.CLAIMED, match, seats=tuple(seats[match.pk]))
+        claimed = [claim.match for claim in claims.values() if claim.status == ClaimStatus.CLAIMED]
         if claimed:
             # No attempt is charged here: a claimed match may never start (its worker dies
             # first); the play is charged when it is recorded, or before it starts when an
@@ -167,8 +177,8 @@ def match_play(*, match_id: int, owner: str) -> Claim:
     """Claim a bot match, play it and record the result. Safe to call twice, or from two
     workers at once: the lease keeps them apart and the result is recorded only once."""
     claim = match_play_batch(match_ids=[match_id], owner=owner)[match_id]
-    if claim.status == "finished":
-        return Claim("finished", Match.objects.get(pk=match_id))
+    if claim.status == ClaimStatus.FINISHED:
+        return Claim(ClaimStatus.FINISHED, Match.objects.get(pk=match_id))
     return claim
 
 
@@ -225,7 +235,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
     from .players import player_bot
 
     claims = matches_claim(match_ids=match_ids, owner=owner)
-    to_play = [pk for pk in match_ids if claims[pk].status == "claimed"]
+    to_play = [pk for pk in match_ids if claims[pk].status == ClaimStatus.CLAIMED]
     if not to_play:
         return claims
 
@@ -243,7 +253,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
                 matches_record_results(outcomes=played, source=Result.Source.ENGINE)
             kept.extend(next_batch)
             for outcome in played:
-                claims[outcome.match_id] = Claim("finished", claims[outcome.match_id].match)
+                claims[outcome.match_id] = Claim(ClaimStatus.FINISHED, claims[outcome.match_id].match)
                 if on_played is not None:
                     on_played(outcome.match_id)
             played.clear()
@@ -257,17 +267,17 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
     for index, pk in enumerate(to_play):
         if should_stop is not None and should_stop():
             flush()
-            for given in _hand_back([p for p in to_play[index:] if claims[p].status == "claimed"], owner):
-                claims[given] = Claim("handed_back", claims[given].match)
+            for given in _hand_back([p for p in to_play[index:] if claims[p].status == ClaimStatus.CLAIMED], owner):
+                claims[given] = Claim(ClaimStatus.HANDED_BACK, claims[given].match)
             log.info("stopping: handed back %d match(es) to the broker", len(to_play) - index)
             break
         if time.monotonic() >= renew_at:
             flush()
             still_held = _lease_renew(to_play[index:], owner)
             for lost in set(to_play[index:]) - still_held:
-                claims[lost] = Claim("busy", claims[lost].match)
+                claims[lost] = Claim(ClaimStatus.BUSY, claims[lost].match)
             renew_at = time.monotonic() + lease / 2
-        if claims[pk].status != "claimed":
+        if claims[pk].status != ClaimStatus.CLAIMED:
             continue
         match = claims[pk].match
         # A match whose earlier worker died holding it may be what killed it: it is played
@@ -296,7 +306,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
             if not careful:
                 charge(pk)
             log.exception("match %s could not be played (attempt %s)", pk, match.attempts)
-            claims[pk] = Claim("failed", match)
+            claims[pk] = Claim(ClaimStatus.FAILED, match)
             continue
         state = outcome.state
         played.append(Outcome(

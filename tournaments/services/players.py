@@ -33,8 +33,8 @@ def _url_host(url: Any) -> str:
 def _public_only(host: str) -> bool:
     """Whether an http bot at ``host`` may only be reached at public addresses (checked again
     at every connection, by bots.external)."""
-    allowed = {h.strip().lower() for h in getattr(settings, "HTTP_BOTS_ALLOWED_HOSTS", []) if h.strip()}
-    return bool(getattr(settings, "HTTP_BOTS_PUBLIC_ONLY", True)) and host.lower() not in allowed
+    allowed = {h.strip().lower() for h in settings.HTTP_BOTS_ALLOWED_HOSTS if h.strip()}
+    return settings.HTTP_BOTS_PUBLIC_ONLY and host.lower() not in allowed
 
 
 def _may_be_public(host: str) -> bool:

@@ -385,10 +385,10 @@ def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entr
 
 
 def _ahead_matches() -> int:
-    configured = getattr(settings, "ROUNDS_AHEAD_MATCHES", None)
+    configured = settings.ROUNDS_AHEAD_MATCHES
     if configured is not None:
         return max(0, int(configured))
-    return 2 * batch_size() * max(1, int(getattr(settings, "MATCH_BATCH_SPREAD", 4)))
+    return 2 * batch_size() * max(1, settings.MATCH_BATCH_SPREAD)
 
 
 def open_matches(tournament: Tournament) -> int:
