@@ -1,32 +1,20 @@
-"""Play a whole match between built-in bots, in this process, through the engine's contract
-(shared/design/engine.md). No database: the Celery task and the demo command call this."""
+"""Play a whole match between built-in bots, in this process, the way a worker plays a
+tournament's match: through bots.runner (forfeits and all), each seat's bot seeded as the
+service seeds it (services.seeds.bot_seed). No database: `manage.py play_match` calls this."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import bots
-import engine
+from bots.runner import MatchOutcome, play_match
+
+from tournaments.services.seeds import bot_seed
 
 
-def play(game: str, bot_names: Sequence[str], *, seed: int, options: dict | None = None) -> Any:
-    """Seat one bot per name (seat i gets bot_names[i]), play until the match is over and
-    return the finished engine state. The same arguments always give the same match."""
-    rules = engine.game(game)
-    state = rules.new_match(players=len(bot_names), seed=seed, options=options or {})
-    players = [bots.create(name, game=game, seed=seed * 100 + i) for i, name in enumerate(bot_names)]
-    while not state.is_over():
-        seat = state.current_player()
-        state.apply(players[seat].act(state.view(seat)))
-    return state
-
-
-def result(state: Any) -> dict:
-    """A finished match as JSON-ready data: the scores, the places and the replayable record."""
-    return {"scores": list(state.scores()), "places": list(state.places()), "match": state.to_json()}
-
-
-def play_bot_match(game: str, bot_names: Sequence[str], seed: int, options: dict | None = None) -> dict:
-    """Play one match (see play) and return its result (see result)."""
-    return result(play(game, bot_names, seed=seed, options=options))
+def play(game: str, bot_names: Sequence[str], *, seed: int, options: dict | None = None) -> MatchOutcome:
+    """Seat one built-in bot per name (seat i gets bot_names[i]) and play the match to its end.
+    The same arguments always give the same match, and the same one a tournament's match with
+    this seed and these bots gives."""
+    players = [bots.create(name, game=game, seed=bot_seed(seed, i)) for i, name in enumerate(bot_names)]
+    return play_match(game, players, seed=seed, options=options)

@@ -11,7 +11,6 @@ from celery import shared_task
 from celery.signals import worker_init, worker_shutdown, worker_shutting_down
 from django.conf import settings
 
-from tournaments import matchplay
 from tournaments.services.matches import ClaimStatus, match_play, match_play_batch, matches_reclaim
 from tournaments.services.schedule import schedule_tick
 
@@ -49,16 +48,6 @@ def worker_stopping() -> bool:
     """Whether the worker this task runs in was told to shut down (its main process is this
     one, with the solo or threads pool, or the parent, with the prefork pool)."""
     return _stop_flag(os.getppid()).exists() or _stop_flag(os.getpid()).exists()
-
-
-@shared_task(acks_late=True)
-def play_bot_match(game: str, bots: list[str], seed: int, options: dict | None = None) -> dict:
-    """Play one match between built-in bots through the engine; return
-    {"scores": [...], "places": [...], "match": state.to_json()}.
-
-    Stores nothing, so running it twice only plays the same (seeded) match twice.
-    """
-    return matchplay.play_bot_match(game, bots, seed, options)
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -1,50 +1,29 @@
-"""play_bot_match through Celery: eagerly in-process by default, through Redis and a separate
-worker process in scripts/test-services. engine/ and bots/ are imported inside the tests so that
-the rest of the suite still collects while they are being written."""
+"""The Celery wiring: tasks run eagerly in this process with nothing configured, and through
+Redis in a separate worker process in scripts/test-services (where tests/tournaments/
+test_workers.py plays whole tournaments on real workers)."""
 
-import json
 import os
 
 import pytest
 
-pytestmark = pytest.mark.services
-
-GAME = "sette_e_mezzo"
-BOTS = ["random"] * 4
-SEED = 7
+pytestmark = [pytest.mark.services, pytest.mark.django_db(transaction=True)]
 
 
-def in_process() -> dict:
-    """The same match, played directly in this process, as it comes back through JSON."""
-    from tournaments import matchplay
+def test_the_periodic_tick_runs_as_a_task_and_reports_what_it_did():
+    from tournaments.tasks import tick
 
-    return json.loads(json.dumps(matchplay.play_bot_match(GAME, BOTS, SEED)))
-
-
-def test_the_task_returns_the_match_the_same_call_plays_in_process():
-    from tournaments.tasks import play_bot_match
-
-    result = play_bot_match.delay(GAME, BOTS, seed=SEED)
-    assert result.get(timeout=60) == in_process()
+    result = tick.delay()
+    assert result.get(timeout=60) == {"started": 0, "rounds": 0, "seasons": 0}  # nothing is due
     assert result.status == "SUCCESS"
 
 
-def test_a_sette_e_mezzo_match_moves_chips_between_seats_without_creating_any():
-    from tournaments.tasks import play_bot_match
-
-    outcome = play_bot_match.delay(GAME, BOTS, seed=SEED).get(timeout=60)
-    assert len(outcome["scores"]) == len(outcome["places"]) == len(BOTS)
-    assert sum(outcome["scores"]) == 0
-    assert outcome["match"]["seed"] == SEED
-
-
 @pytest.mark.skipif(not os.environ.get("CELERY_BROKER_URL"), reason="needs CELERY_BROKER_URL and a worker")
-def test_with_a_broker_a_separate_worker_process_plays_the_match():
+def test_with_a_broker_a_separate_worker_process_runs_the_task():
     from tournaments.celery import app
-    from tournaments.tasks import play_bot_match
+    from tournaments.tasks import tick
 
     assert app.conf.task_always_eager is False
-    result = play_bot_match.delay(GAME, BOTS, seed=SEED)
+    result = tick.delay()
     result.get(timeout=60)
     # result_extended stores the name of the worker that ran the task; an eager run has none.
     assert result.worker
@@ -57,6 +36,6 @@ def test_with_a_broker_a_separate_worker_process_plays_the_match():
 def test_without_a_broker_the_task_runs_eagerly_in_this_process():
     from celery.result import EagerResult
 
-    from tournaments.tasks import play_bot_match
+    from tournaments.tasks import tick
 
-    assert isinstance(play_bot_match.delay(GAME, BOTS, seed=SEED), EagerResult)
+    assert isinstance(tick.delay(), EagerResult)

@@ -30,7 +30,7 @@ from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, T
 from .bulk import bulk_set, bulk_set_rows
 from .dispatch import dispatch_matches, keep_one_batch
 from .errors import ServiceError
-from .seeds import derive_seed
+from .seeds import bot_seed
 
 log = logging.getLogger(__name__)
 
@@ -291,11 +291,11 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
         tournament = match.round.tournament
         players = []
         for seat in claims[pk].seats:
-            bot_seed = derive_seed(match.seed, "bot", seat.position)
+            seed = bot_seed(match.seed, seat.position)
             try:
-                players.append(player_bot(seat.player, game=tournament.game, seed=bot_seed))
+                players.append(player_bot(seat.player, game=tournament.game, seed=seed))
             except ServiceError as exc:
-                players.append(_unavailable_bot(tournament.game, bot_seed, exc.message))
+                players.append(_unavailable_bot(tournament.game, seed, exc.message))
         started = time.monotonic()
         try:
             outcome = run_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)

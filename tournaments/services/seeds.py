@@ -14,3 +14,8 @@ def derive_seed(*parts: object) -> int:
 
 def derive_rng(*parts: object) -> random.Random:
     return random.Random(derive_seed(*parts))
+
+
+def bot_seed(match_seed: int, position: int) -> int:
+    """The seed of the bot at ``position`` of a match: its own, derived from the match's."""
+    return derive_seed(match_seed, "bot", position)

@@ -61,8 +61,10 @@ def split_hands(log: Sequence[dict]) -> list[list[dict]]:
     return [group for group in groups if group]
 
 
-def print_match(console: Console, state: Any, bot_names: Sequence[str], *, seed: int,
+def print_match(console: Console, outcome: Any, bot_names: Sequence[str], *, seed: int,
                 options: dict) -> None:
+    """The match's log, hand by hand, then each seat's score and place (a forfeit ranks last)."""
+    state = outcome.state
     shown = escape(str(options)) if options else "the game's defaults"
     console.rule(f"[bold]{state.game.title}[/] seed={seed} seats={len(bot_names)} options: {shown}")
     hands = split_hands(state.log)
@@ -71,7 +73,9 @@ def print_match(console: Console, state: Any, bot_names: Sequence[str], *, seed:
         for event in events:
             kind, _, rest = format_event(event).partition(":")
             console.print(f"[bold]{escape(kind)}[/]{escape(':' + rest) if rest else ''}", highlight=False)
-    console.print(final_table(state.scores(), state.places(), bot_names))
+    console.print(final_table(outcome.scores, outcome.places, bot_names))
+    for seat, forfeit in sorted(outcome.forfeits.items()):
+        console.print(f"seat {seat} forfeited: {escape(forfeit.reason)} {escape(forfeit.detail)}", highlight=False)
 
 
 def final_table(scores: Iterable[int], places: Iterable[int], bot_names: Sequence[str]) -> Table:
@@ -104,11 +108,11 @@ class Command(BaseCommand):
 
         match_options = parse_pairs(option, "--option")
         try:
-            state = matchplay.play(game, bots, seed=seed, options=match_options)
+            outcome = matchplay.play(game, bots, seed=seed, options=match_options)
         except ValueError as exc:  # unknown game or bot, bad options
             raise CommandError(str(exc)) from None
         buffer = io.StringIO()
         console = Console(file=buffer, force_terminal=self.stdout.isatty(),
                           width=shutil.get_terminal_size().columns)
-        print_match(console, state, bots, seed=seed, options=match_options)
+        print_match(console, outcome, bots, seed=seed, options=match_options)
         self.stdout.write(buffer.getvalue(), ending="")
