@@ -9,7 +9,7 @@ from django.db.models import Prefetch, Q, QuerySet
 
 from tournaments import ratings, standings as standings_algo
 from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament
-from tournaments.services.tournaments import _make_format, active_entrants, round_history
+from tournaments.services.tournaments import active_entrants, round_history, tournament_format
 
 
 # --- what may be shown (docs/api.md, "What the API shows, and when") -----------------------------
@@ -84,7 +84,7 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
     from the rounds closed so far)."""
     entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
     tables, byes = tournament_table_results(tournament)
-    fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    fmt = tournament_format(tournament)
     rows = standings_algo.standings(
         [e.player_id for e in entries],
         tables,

@@ -25,6 +25,10 @@ Rules:
   opponent and no win. By default a bye is worth the average points of a table of the largest
   size played (½ at two seats, 1½ at four): what an average player expects, so sitting out
   neither helps nor hurts; an organiser who wants a bye to count as a win says so.
+* These two rules are ``tournaments.formats.base.Scoring``, the one rule of match points: the
+  Swiss format pairs on it too, so given the same ``points_by_place`` and ``bye_points`` its
+  score groups are the match points shown here (the service gives it the tournament's
+  ``points_by_place`` and the default bye value, as the published standings use).
 * **Tie-breaks**, applied in the configured order, each only among entrants still tied:
 
   - ``match_points``: the points above.
@@ -47,17 +51,16 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any
 
-if TYPE_CHECKING:
-    from tournaments.formats.base import Reached
-
-EntrantId = int
-Number = Union[int, Fraction]
+# One result type and one scoring rule for the formats and the standings: re-exported here.
+from tournaments.formats.base import (
+    EntrantId, Number, PointsByPlace, Reached, Scoring, TableResult, default_points_by_place,
+)
+from tournaments.formats.base import exact as _exact
 
 MATCH_POINTS = "match_points"
 GAME_SCORE = "game_score"
@@ -80,17 +83,6 @@ LABELS = {
     HEAD_TO_HEAD: "head-to-head",
     WINS: "wins",
 }
-
-
-@dataclass(frozen=True)
-class TableResult:
-    """A finished table of two or more seats, in seat order: who sat there, their places (1
-    first; equal places tie) and their scores in the game itself (for ``game_score``; empty, or
-    None for one seat, means none recorded)."""
-
-    seats: tuple[EntrantId, ...]
-    places: tuple[int, ...]
-    scores: tuple[Number, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -119,14 +111,6 @@ class StandingRow:
         }
 
 
-def default_points_by_place(seats: int) -> tuple[int, ...]:
-    """N − place: (1, 0) for two seats, (3, 2, 1, 0) for four."""
-    return tuple(range(seats - 1, -1, -1))
-
-
-PointsByPlace = Union[Callable[[int], Sequence[Number]], Mapping[int, Sequence[Number]], Sequence[Number]]
-
-
 def standings(
     entrants: Sequence[EntrantId],
     results: Sequence[TableResult],
@@ -151,15 +135,11 @@ def standings(
     if len(set(order)) != len(order):
         raise ValueError("an entrant is listed twice")
     tally = _Tally(order)
-    points_for = _points_table(points_by_place)
+    scoring = Scoring(points_by_place, bye_points)
     for result in results:
-        tally.add_table(result, points_for)
+        tally.add_table(result, scoring)
     if byes:
-        if bye_points is None:
-            largest = max((len(result.seats) for result in results), default=2)
-            bye_value = sum(points_for(largest), Fraction(0)) / largest
-        else:
-            bye_value = _exact(bye_points, "bye_points")
+        bye_value = scoring.bye_value(results)
         for entrant in byes:
             tally.add_bye(entrant, bye_value)
 
@@ -275,34 +255,26 @@ class _Tally:
         self._known(entrant)
         self.points[entrant] += points
 
-    def add_table(self, table: TableResult, points_for: Callable[[int], tuple[Fraction, ...]]) -> None:
+    def add_table(self, table: TableResult, scoring: Scoring) -> None:
         players = list(table.seats)
         if len(players) < 2:
             raise ValueError(f"a table needs two or more seats, got {len(players)}: record a single seat as a bye")
         if len(table.places) != len(players) or len(table.scores) not in (0, len(players)):
             raise ValueError(f"table {players}: one place (and one score, if any) per seat")
-        scores = table.scores or (0,) * len(players)
         # A seat with no recorded score (a forfeit) counts nothing towards game score.
-        seats = [_Seat(e, pl, 0 if sc is None else sc) for e, pl, sc in zip(players, table.places, scores)]
+        seats = [_Seat(e, pl, sc) for e, pl, sc in zip(players, table.places, table.game_scores)]
         if len(set(players)) != len(players):
             raise ValueError(f"an entrant sits twice at one table: {players}")
         for seat in seats:
             self._known(seat.entrant)
             if isinstance(seat.place, bool) or not isinstance(seat.place, int) or seat.place < 1:
                 raise ValueError(f"entrant {seat.entrant}: place must be a whole number ≥ 1, not {seat.place!r}")
-        points = points_for(len(seats))
-        ordered = sorted(seats, key=lambda seat: seat.place)
-        start = 0
-        while start < len(ordered):
-            end = start
-            while end < len(ordered) and ordered[end].place == ordered[start].place:
-                end += 1
-            share = sum(points[start:end], Fraction(0)) / (end - start)
-            for seat in ordered[start:end]:
-                self.points[seat.entrant] += share
-                if start == 0 and end == 1:
-                    self.wins[seat.entrant] += 1
-            start = end
+        for seat, points in zip(seats, scoring.table_points(table)):
+            self.points[seat.entrant] += points
+        best = min(seat.place for seat in seats)
+        winners = [seat for seat in seats if seat.place == best]
+        if len(winners) == 1:  # sole first place
+            self.wins[winners[0].entrant] += 1
         for seat in seats:
             self.score[seat.entrant] += _exact(seat.score, f"entrant {seat.entrant}'s score")
             for other in seats:
@@ -388,36 +360,6 @@ def _check_tiebreaks(tiebreaks: Sequence[str]) -> None:
             raise ValueError(f"unknown tie-break {name!r}; known: {', '.join(TIEBREAKS)}")
     if len(set(tiebreaks)) != len(tiebreaks):
         raise ValueError(f"a tie-break is listed twice: {list(tiebreaks)}")
-
-
-def _points_table(points_by_place: PointsByPlace) -> Callable[[int], tuple[Fraction, ...]]:
-    cache: dict[int, tuple[Fraction, ...]] = {}
-
-    def points_for(seats: int) -> tuple[Fraction, ...]:
-        if seats not in cache:
-            if isinstance(points_by_place, Mapping):
-                if seats not in points_by_place:
-                    raise ValueError(f"points_by_place has no points for a table of {seats} seats")
-                row = points_by_place[seats]
-            elif callable(points_by_place):
-                row = points_by_place(seats)
-            else:
-                if seats > len(points_by_place):
-                    raise ValueError(f"points_by_place lists {len(points_by_place)} places, a table has {seats} seats")
-                row = list(points_by_place)[len(points_by_place) - seats :]
-            if len(row) != seats:
-                raise ValueError(f"points_by_place gives {len(row)} values for a table of {seats} seats")
-            cache[seats] = tuple(_exact(p, "points_by_place") for p in row)
-        return cache[seats]
-
-    return points_for
-
-
-def _exact(value: Any, what: str) -> Fraction:
-    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, Decimal)):
-        raise ValueError(f"{what} must be a number, not {value!r}")
-    # A float is read as the decimal it prints as (0.1 is 1/10), not its binary expansion.
-    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
 
 
 def json_number(value: Fraction | int) -> int | float | str:

@@ -468,7 +468,8 @@ def test_a_tournament_beyond_a_bound_is_refused_naming_the_field_and_the_bound(c
 def test_a_tournament_at_the_bounds_is_accepted():
     tournament = tournament_create(**{
         **SETTINGS, "options": {"hands": 200, "stake_min": 9_801, "stake_max": 10_000}, "seed": 2**63 - 1,
-        "format_config": {"rounds": 100, "points": [3, 2, 1, 0], "bye_points": 2},
+        # A Swiss's points are the tournament's points_by_place (given again, they must agree).
+        "format_config": {"rounds": 100, "points": [10**6, 0.5, -0.5, -(10**6)]},
         "points_by_place": [10**6, 0.5, -0.5, -(10**6)], "tiebreaks": ["match_points", "wins"],
         "starts_at": timezone.now() + timedelta(days=3600),
     })

@@ -433,3 +433,96 @@ def test_a_worker_told_to_stop_records_the_match_in_hand_and_hands_back_the_rest
     assert sent == batch[2:]  # to the broker, for another worker
     rest = Match.objects.filter(pk__in=batch[2:])
     assert set(rest.values_list("status", "lease_owner", "attempts", "interrupted")) == {("pending", "", 0, 0)}
+
+
+# --------------------------------------------------------------------------- Swiss and the standings
+
+
+@pytest.mark.parametrize("game, table_size, bots, points_by_place, legacy_config", [
+    ("piazza", 2, 5, None, None),  # one bye a round: worth ½ in the standings, not a win
+    ("piazza", 2, 5, [3, 1], None),  # the tournament's points: a win 3, a loss 1, a bye 2
+    ("sette_e_mezzo", 4, 6, None, None),  # two byes a round, worth 1½ each; shared places
+    # A tournament made before the Swiss took the tournament's points, its format_config
+    # scoring otherwise: the standings' points still win.
+    ("piazza", 2, 5, None, {"rounds": 2, "points": [2, 0], "bye_points": 2}),
+])
+def test_swiss_pairs_each_round_on_the_match_points_the_standings_publish(
+        monkeypatch, game, table_size, bots, points_by_place, legacy_config):
+    # The defect: Swiss scored a bye as a win while the published standings score it as an
+    # average table, so round 2 was paired on points nobody saw (the bye holder one group up).
+    from fractions import Fraction
+
+    from tournaments.formats import swiss
+    from tournaments.services.matches import match_play, pending_bot_matches
+
+    seen = []  # per round: (the scores it was paired on, the standings published then)
+    two_seats, grouping = swiss.pair_two_seats, swiss.group_tables
+
+    def published():
+        return {line.player.pk: Fraction(line.match_points) for line in selectors.tournament_standings(tournament)}
+
+    def pair(number, ranked, scores, history):
+        seen.append((dict(scores), published()))
+        return two_seats(number, ranked, scores, history)
+
+    def group(ranked, sizes, met, positions, rng, scores=None, **kw):
+        seen.append(({e: Fraction(scores[e]) for e in ranked}, published()))
+        return grouping(ranked, sizes, met, positions, rng, scores=scores, **kw)
+
+    monkeypatch.setattr(swiss, "pair_two_seats", pair)
+    monkeypatch.setattr(swiss, "group_tables", group)
+    extra = {} if points_by_place is None else {"points_by_place": points_by_place}
+    tournament = make_tournament(bot_players(bots), slug=f"swiss-{game}", game=game, table_size=table_size,
+                                 format_config={"rounds": 2}, options={} if game == "piazza" else None,
+                                 ladder_slug=None, **extra)
+    if legacy_config is not None:
+        Tournament.objects.filter(pk=tournament.pk).update(format_config=legacy_config)
+    with held():
+        tournament_start(tournament=tournament)
+        for match_id in pending_bot_matches(tournament):  # round 1; closing it makes round 2
+            match_play(match_id=match_id, owner="test")
+    first, second = tournament.rounds.order_by("number")
+    assert first.status == Round.Status.FINISHED and first.byes and len(seen) == 2
+    paired_on, shown = seen[1]  # round 2, paired with round 1 over
+    bye = Fraction(sum(points_by_place or range(table_size)), table_size)
+    assert all(shown[e] == bye for e in first.byes)
+    playing = set(Seat.objects.filter(match__round=second).values_list("player_id", flat=True))
+    assert paired_on == {e: p for e, p in shown.items() if table_size == 2 or e in playing}
+    # What the round's tables say about score groups is what the standings show.
+    for match in second.matches.prefetch_related("seats"):
+        seats = [s.player_id for s in sorted(match.seats.all(), key=lambda s: s.position)]
+        points = [shown[e] for e in seats]
+        if table_size == 2:
+            across = [n for n in match.notes if "paired across score groups" in n]
+            assert across == ([f"score {points[0]} v {points[1]}: paired across score groups"]
+                              if points[0] != points[1] else [])
+        else:
+            spread = [n for n in match.notes if n.startswith("scores ")]
+            lo, hi = min(points), max(points)
+            assert spread == ([f"scores {float(lo):g} to {float(hi):g} at one table"] if lo != hi else [])
+
+
+@pytest.mark.parametrize("format_config, points_by_place, words", [
+    ({"rounds": 3, "points": [3, 2, 1, 0]}, [4, 2, 1, 0], "differ from the tournament's points_by_place"),
+    ({"rounds": 3, "points": [3, 2, 1]}, None, "differ from the tournament's points_by_place"),
+    ({"rounds": 3, "bye_points": 3}, None, "bye_points cannot be set"),
+])
+def test_a_swiss_scoring_otherwise_than_the_standings_is_refused(format_config, points_by_place, words):
+    settings = {"name": "x", "slug": "x", "game": "sette_e_mezzo", "table_size": 4, "format": "swiss",
+                "format_config": format_config, "points_by_place": points_by_place}
+    with pytest.raises(ServiceError) as err:
+        tournament_create(**settings)
+    assert err.value.field == "format_config"
+    assert words in err.value.message
+    assert not Tournament.objects.exists()
+
+
+def test_a_swiss_may_repeat_the_tournaments_points_in_its_format_config():
+    tournament = tournament_create(name="x", slug="x", game="sette_e_mezzo", table_size=4, format="swiss",
+                                   format_config={"rounds": 3, "points": [4, 2, 1.5, 0]},
+                                   points_by_place=[4, 2, 1.5, 0])
+    assert tournament.points_by_place == [4, 2, 1.5, 0]
+    with pytest.raises(ServiceError) as err:  # the Swiss ranks on them: they must not rise
+        tournament_create(name="y", slug="y", game="sette_e_mezzo", table_size=4, format="swiss",
+                          format_config={"rounds": 3}, points_by_place=[0, 1, 2, 3])
+    assert err.value.field == "points_by_place"

@@ -219,13 +219,19 @@ def test_an_unknown_or_repeated_tie_break_is_a_clear_error(tiebreaks):
         [table((1, 1))],  # one seat: that is a bye
         [table((1, 1), (1, 2))],  # one entrant in two seats
         [table((1, 0), (2, 1))],  # places start at 1
-        [TableResult((1, 2), (1,))],  # one place per seat
         [table((1, 1, "40"), (2, 2))],  # a score must be a number
     ],
 )
 def test_a_result_that_cannot_be_scored_is_refused(results):
     with pytest.raises(ValueError):
         standings([1, 2], results)
+
+
+@pytest.mark.parametrize("places, scores", [((1,), (3, 0)), ((1, 2), (3,)), ((1, 2, 3), ())])
+def test_a_table_result_needs_one_place_and_one_score_if_any_per_seat(places, scores):
+    # The formats' and the standings' one TableResult refuses it as it is made.
+    with pytest.raises(ValueError, match="one place"):
+        TableResult((1, 2), places, scores)
 
 
 def test_rows_are_json_ready_and_exact():

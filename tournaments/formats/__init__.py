@@ -9,7 +9,7 @@ guarantees.
 
 from __future__ import annotations
 
-from .base import EntrantId, Format, Round, RoundResult, Table, TableResult
+from .base import EntrantId, Format, Round, RoundResult, Scoring, Table, TableResult
 from .duplicate import duplicate_round, merge_duplicates
 from .elimination import DoubleElimination, SingleElimination
 from .knockout import MultiTableKnockout
@@ -40,7 +40,7 @@ def make_format(name: str, **config: object) -> Format:
 
 __all__ = [
     "FORMATS", "DoubleElimination", "EntrantId", "Format", "MultiTableKnockout", "Round",
-    "RoundResult", "RoundRobin", "SingleElimination", "Swiss", "Table", "TableResult",
+    "RoundResult", "RoundRobin", "Scoring", "SingleElimination", "Swiss", "Table", "TableResult",
     "duplicate_round", "league_divisions", "make_format", "merge_duplicates",
     "promote_relegate", "season_schedule",
 ]

@@ -7,17 +7,26 @@ oldest first, each listing its tables and byes in the order the format issued th
 
 A bracket format also answers ``reached(entrants, history)``: how far each entrant went, which
 the standings rank by before any tie-break (formats that rank by points answer None).
+
+Match points have one rule, :class:`Scoring`, which ``tournaments.standings`` publishes and the
+Swiss pairs on (see that module's docstring for the rule in words).
 """
 
 from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
-from typing import Sequence
+from typing import Any, Sequence, Union
 
 EntrantId = int  # opaque ids
+Number = Union[int, Fraction]
+# Points of each position at a table: a function of the table size, a mapping from it, or one
+# list for the largest table, of which a smaller table uses the last N values.
+PointsByPlace = Union[Callable[[int], Sequence[Number]], Mapping[int, Sequence[Number]], Sequence[Number]]
 
 MIN_SEATS = 2
 MAX_SEATS = 8
@@ -42,16 +51,25 @@ class Round:
 
 @dataclass(frozen=True)
 class TableResult:
-    """What the service passes back for one table: per seat, the place (1 = first, ties share)
-    and the game score."""
+    """A finished table of two or more seats, in seat order: who sat there, their places (1
+    first; equal places tie) and their scores in the game itself. The formats and the standings
+    share this one type. ``scores`` may be empty (none recorded) and a seat's score None (a
+    forfeit): ``game_scores`` reads either as 0."""
 
     seats: tuple[EntrantId, ...]
     places: tuple[int, ...]
-    scores: tuple[int, ...]
+    scores: tuple[Number | None, ...] = ()
 
     def __post_init__(self) -> None:
-        if not (len(self.seats) == len(self.places) == len(self.scores)):
-            raise ValueError("seats, places and scores must have one entry per seat")
+        if len(self.places) != len(self.seats) or len(self.scores) not in (0, len(self.seats)):
+            raise ValueError(f"table {tuple(self.seats)}: one place (and one score, if any) per seat")
+
+    @property
+    def game_scores(self) -> tuple[Number, ...]:
+        """One score per seat, 0 where none was recorded."""
+        if not self.scores:
+            return (0,) * len(self.seats)
+        return tuple(0 if score is None else score for score in self.scores)
 
 
 @dataclass(frozen=True)
@@ -95,7 +113,7 @@ def check_points(name: str, value: object, seats: int) -> tuple[Fraction, ...]:
     if not isinstance(value, (tuple, list)) or len(value) != seats:
         raise ValueError(f"{name} must list {seats} numbers, one per place, got {value!r}")
     try:
-        points = tuple(Fraction(v) for v in value)
+        points = tuple(_fraction(v) for v in value)
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be numbers, got {value!r}") from None
     if any(a < b for a, b in zip(points, points[1:])):
@@ -113,16 +131,100 @@ def check_entrants(entrants: Sequence[EntrantId]) -> tuple[EntrantId, ...]:
 # --- what history tells ----------------------------------------------------------------------
 
 
-def place_points(result: TableResult, points: Sequence[Fraction]) -> dict[EntrantId, Fraction]:
-    """Points each seat earns; tied seats share the points of the places they span equally
-    (two tied for first at a two-seat table each get half of first plus second)."""
-    n = len(result.seats)
-    tied = Counter(result.places)
-    out: dict[EntrantId, Fraction] = {}
-    for seat, place in zip(result.seats, result.places):
-        span = [points[min(p, n) - 1] for p in range(place, place + tied[place])]
-        out[seat] = sum(span, Fraction(0)) / len(span)
-    return out
+def default_points_by_place(seats: int) -> tuple[int, ...]:
+    """N − place: (1, 0) for two seats, (3, 2, 1, 0) for four."""
+    return tuple(range(seats - 1, -1, -1))
+
+
+def exact(value: Any, what: str) -> Fraction:
+    """A number as an exact fraction; anything else is a ValueError naming ``what``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Fraction, Decimal)):
+        raise ValueError(f"{what} must be a number, not {value!r}")
+    return _fraction(value)
+
+
+def _fraction(value: Any) -> Fraction:
+    # A float is read as the decimal it prints as (0.1 is 1/10), not its binary expansion.
+    return Fraction(repr(value)) if isinstance(value, float) else Fraction(value)
+
+
+class Scoring:
+    """The one rule for match points, which the standings publish and the Swiss pairs on.
+
+    A table of N seats awards ``points_for(N)[k]`` to the seat in position k (0 = first); seats
+    that share a place share the points of the positions they occupy, evenly (only the order of
+    places matters). A bye is worth ``bye_points``; by default the average points of a table of
+    the largest size played (``bye_value``). ``points_by_place``: see :data:`PointsByPlace`.
+    Every value is an exact ``Fraction``; a bad setting is a ValueError when first used."""
+
+    def __init__(self, points_by_place: PointsByPlace = default_points_by_place,
+                 bye_points: Number | None = None) -> None:
+        self.points_by_place = points_by_place
+        self.bye_points = bye_points
+        self._rows: dict[int, tuple[Fraction, ...]] = {}
+
+    def points_for(self, seats: int) -> tuple[Fraction, ...]:
+        """The points of each position, best first, at a table of ``seats``."""
+        if seats not in self._rows:
+            rule = self.points_by_place
+            if isinstance(rule, Mapping):
+                if seats not in rule:
+                    raise ValueError(f"points_by_place has no points for a table of {seats} seats")
+                row = rule[seats]
+            elif callable(rule):
+                row = rule(seats)
+            else:
+                if seats > len(rule):
+                    raise ValueError(f"points_by_place lists {len(rule)} places, a table has {seats} seats")
+                row = list(rule)[len(rule) - seats :]
+            if len(row) != seats:
+                raise ValueError(f"points_by_place gives {len(row)} values for a table of {seats} seats")
+            self._rows[seats] = tuple(exact(p, "points_by_place") for p in row)
+        return self._rows[seats]
+
+    def table_points(self, table: TableResult) -> tuple[Fraction, ...]:
+        """Each seat's match points, in seat order: tied seats share the points of the positions
+        they span (two tied for first at four seats with (3, 2, 1, 0): 2½ each)."""
+        places = table.places
+        n = len(places)
+        row = self.points_for(n)
+        order = sorted(range(n), key=lambda i: places[i])
+        out = [Fraction(0)] * n
+        start = 0
+        while start < n:
+            end = start
+            while end < n and places[order[end]] == places[order[start]]:
+                end += 1
+            share = sum(row[start:end], Fraction(0)) / (end - start)
+            for i in order[start:end]:
+                out[i] = share
+            start = end
+        return tuple(out)
+
+    def bye_value(self, tables: Iterable[TableResult]) -> Fraction:
+        """What a bye is worth, given every table played so far: ``bye_points``, or by default
+        the average points of a table of the largest size among ``tables`` (2 if none)."""
+        if self.bye_points is not None:
+            return exact(self.bye_points, "bye_points")
+        largest = max((len(table.seats) for table in tables), default=2)
+        return sum(self.points_for(largest), Fraction(0)) / largest
+
+    def match_points(self, entrants: Iterable[EntrantId], history: Sequence[RoundResult]
+                     ) -> dict[EntrantId, Fraction]:
+        """Each entrant's match points over ``history`` (tables as played: in duplicate play
+        every rotation counts, as in the standings), byes included."""
+        points = {e: Fraction(0) for e in entrants}
+        tables = [table for rnd in history for table in rnd.tables]
+        for table in tables:
+            for e, p in zip(table.seats, self.table_points(table)):
+                if e in points:
+                    points[e] += p
+        byes = [e for rnd in history for e in rnd.byes if e in points]
+        if byes:
+            bye = self.bye_value(tables)
+            for e in byes:
+                points[e] += bye
+        return points
 
 
 def met_counts(history: Sequence[RoundResult]) -> Counter[frozenset[EntrantId]]:
@@ -248,9 +350,9 @@ class Format:
         from .duplicate import duplicate_round, merge_duplicates
 
         entrants = check_entrants(entrants)
-        if self.duplicate:
-            history = [merge_duplicates(r) for r in history]
-        rnd = self._next_round(entrants, list(history), rng)
+        played = list(history)
+        merged = [merge_duplicates(r) for r in played] if self.duplicate else played
+        rnd = self._next_round_of(entrants, merged, played, rng)
         if rnd is not None and self.duplicate:
             rnd = duplicate_round(rnd)
         return rnd
@@ -278,6 +380,12 @@ class Format:
     def planned_rounds(self, n_entrants: int) -> int | None:
         """How many rounds the stage will have for this many entrants (None: not known ahead)."""
         raise NotImplementedError
+
+    def _next_round_of(self, entrants: tuple[EntrantId, ...], history: list[RoundResult],
+                       played: list[RoundResult], rng: random.Random) -> Round | None:
+        """``history`` as the format reads it (duplicate tables merged into one), ``played`` as
+        the tables were played (what the standings score). Most formats read ``history`` only."""
+        return self._next_round(entrants, history, rng)
 
     def _next_round(self, entrants: tuple[EntrantId, ...], history: list[RoundResult],
                     rng: random.Random) -> Round | None:

@@ -40,7 +40,7 @@ def merge_duplicates(result: RoundResult) -> RoundResult:
         total = {e: 0 for e in seats}
         place_sum = {e: 0 for e in seats}
         for t in tables:
-            for e, place, score in zip(t.seats, t.places, t.scores):
+            for e, place, score in zip(t.seats, t.places, t.game_scores):
                 total[e] += score
                 place_sum[e] += place
         key = {e: (-total[e], place_sum[e]) for e in seats}

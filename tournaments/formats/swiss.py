@@ -1,7 +1,13 @@
 """Swiss: a fixed number of rounds; each round pairs entrants of equal score who have not met.
 
-Scores are the points of places (``points``, best place first; tied places share) plus
-``bye_points`` per bye; entrants are ranked by score, then by seed.
+Scores are match points by the standings' own rule (``base.Scoring``, the one
+``tournaments.standings`` publishes): the points of places (``points``: the points of each place
+at a full table, best first, default seats−1, ..., 0; a smaller table uses the last N values;
+tied places share the points of the positions they span) plus a bye worth ``bye_points`` (default
+the standings' default: the average points of a table of the largest size played). So the
+score groups a round is paired in are the match points the standings show, as long as the format
+is given the tournament's points (the service passes its ``points_by_place``). In duplicate play
+every rotated table scores, as in the standings. Entrants are ranked by score, then by seed.
 
 Two seats: one maximum-weight perfect matching (networkx, Edmonds' blossom algorithm) over all
 pairs, with weights in strict priority order, so the pairing is optimal, not merely greedy:
@@ -26,32 +32,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .base import (
-    MAX_SEATS, MIN_SEATS, EntrantId, Format, Round, RoundResult, Table, bye_counts, check_int,
-    check_points, met_counts, place_points, position_counts, repeat_notes, table_sizes,
+    MAX_SEATS, MIN_SEATS, EntrantId, Format, Round, RoundResult, Scoring, Table, bye_counts,
+    check_int, check_points, default_points_by_place, met_counts, position_counts, repeat_notes,
+    table_sizes,
 )
 from .grouping import group_tables
 
 WINDOW = 12  # ranks either side a partner is first looked for; see pair_two_seats
 
 
-def swiss_scores(entrants, history, points, bye_points) -> dict[EntrantId, Fraction]:
-    scores = {e: Fraction(0) for e in entrants}
-    for rnd in history:
-        for table in rnd.tables:
-            for e, p in place_points(table, points).items():
-                if e in scores:
-                    scores[e] += p
-        for e in rnd.byes:
-            if e in scores:
-                scores[e] += bye_points
-    return scores
-
-
 @dataclass(frozen=True)
 class Swiss(Format):
     """``rounds`` rounds of tables of ``seats``; default rounds ceil(log2 n) for two seats,
-    ceil(log_seats n) + 1 otherwise. ``points`` per place (default seats-1, ..., 0),
-    ``bye_points`` (default first place's), ``min_seats`` allows smaller tables over byes."""
+    ceil(log_seats n) + 1 otherwise. ``points`` per place (default seats-1, ..., 0) and
+    ``bye_points`` (default the average points of a table of the largest size played) score as
+    the standings do (``base.Scoring``); ``min_seats`` allows smaller tables over byes."""
 
     name = "swiss"
     seats: int = 2
@@ -68,16 +63,20 @@ class Swiss(Format):
         if self.min_seats is not None:
             check_int("min_seats", self.min_seats, MIN_SEATS, self.seats)
         pts = check_points("points", self.points if self.points is not None
-                           else tuple(range(self.seats - 1, -1, -1)), self.seats)
-        object.__setattr__(self, "_points", pts)
-        if self.bye_points is None:
-            bye = pts[0]
-        else:
+                           else default_points_by_place(self.seats), self.seats)
+        bye = None
+        if self.bye_points is not None:
             try:
-                bye = Fraction(self.bye_points)
+                bye = Fraction(repr(self.bye_points)) if isinstance(self.bye_points, float) \
+                    else Fraction(self.bye_points)
             except (TypeError, ValueError):
                 raise ValueError(f"bye_points must be a number, got {self.bye_points!r}") from None
-        object.__setattr__(self, "_bye", bye)
+        object.__setattr__(self, "_scoring", Scoring(pts, bye))
+
+    def scores(self, entrants, history) -> dict[EntrantId, Fraction]:
+        """The match points this Swiss pairs on, for ``entrants`` after ``history`` (tables as
+        played): the standings' match points under the same ``points`` and ``bye_points``."""
+        return self._scoring.match_points(entrants, history)
 
     def planned_rounds(self, n_entrants: int) -> int | None:
         if self.rounds is not None:
@@ -89,12 +88,16 @@ class Swiss(Format):
         return max(1, math.ceil(math.log(n_entrants, self.seats))) + 1
 
     def _next_round(self, entrants, history, rng):
+        return self._next_round_of(entrants, history, history, rng)
+
+    def _next_round_of(self, entrants, history, played, rng):
         n = len(entrants)
         start = {e for t in history[0].tables for e in t.seats} | set(history[0].byes) \
             if history else set(entrants)
         if len(history) >= self.planned_rounds(len(start)) or n < (self.min_seats or self.seats):
             return None
-        scores = swiss_scores(entrants, history, self._points, self._bye)
+        # Scored on the tables as played, as the standings score them; paired on ``history``.
+        scores = self.scores(entrants, played)
         seed = {e: i for i, e in enumerate(entrants)}
         ranked = sorted(entrants, key=lambda e: (-scores[e], seed[e]))
         number = len(history) + 1

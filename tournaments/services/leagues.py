@@ -18,7 +18,7 @@ from tournaments.models import League, Player, Rating, RatingLadder, Season, Tou
 
 from .errors import ServiceError
 from .seeds import derive_seed
-from .tournaments import _check_format, _check_game, entry_add, tournament_create, tournament_start
+from .tournaments import check_format, check_game, entry_add, tournament_create, tournament_start
 
 
 @transaction.atomic
@@ -45,8 +45,8 @@ def league_create(
     limits.check_text(name, "name", limits.LEAGUE_NAME_MAX)
     limits.check_text(slug, "slug", limits.LEAGUE_SLUG_MAX)
     # The tournament checks, as every division is a tournament with these settings.
-    options = _check_game(game, table_size, options or {})
-    fmt = _check_format(format, format_config or {}, table_size, False)
+    options = check_game(game, table_size, options or {})
+    fmt = check_format(format, format_config or {}, table_size, False)
     if isinstance(division_size, bool) or not isinstance(division_size, int) or division_size < table_size:
         raise ServiceError(f"a division needs at least a table's worth of players ({table_size})", "division_size")
     limits.check_int(division_size, "division_size", table_size, limits.MAX_ENTRIES,

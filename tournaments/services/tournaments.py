@@ -21,7 +21,7 @@ from .errors import ServiceError
 from .seeds import derive_rng, derive_seed
 
 
-def _check_game(game: str, table_size: Any, options: Any) -> dict:
+def check_game(game: str, table_size: Any, options: Any) -> dict:
     """The engine options as given, checked for every table size the tournament may use
     (a knockout's last tables can be smaller), by the engine and then against the
     tournament ceilings (tournaments.limits.GAME_OPTION_BOUNDS: scores that fit their column,
@@ -52,7 +52,11 @@ def _check_game(game: str, table_size: Any, options: Any) -> dict:
     return dict(options)
 
 
-def _make_format(name: str, config: dict, table_size: int, duplicate: bool):
+def _make_format(name: str, config: dict, table_size: int, duplicate: bool, points_by_place: list | None = None):
+    """The tournament's format. One that scores (the Swiss: ``points``, ``bye_points``) scores as
+    the published standings do: the tournament's ``points_by_place`` (None or empty: the default,
+    N − place) and the standings' default bye value, whatever ``format_config`` says (a new
+    tournament's may only repeat them: :func:`check_format`)."""
     if name not in formats.FORMATS:
         raise ServiceError(f"format must be one of {', '.join(sorted(formats.FORMATS))}", "format")
     if not isinstance(config, dict):
@@ -66,20 +70,56 @@ def _make_format(name: str, config: dict, table_size: int, duplicate: bool):
         config = {**config, "seats": table_size}
     elif table_size != 2:
         raise ServiceError(f"{name} is played at tables of 2, not {table_size}", "table_size")
+    if "points" in fields:
+        points = list(points_by_place or standings.default_points_by_place(table_size))
+        try:
+            formats.base.check_points("points_by_place", points, table_size)
+        except ValueError as exc:
+            raise ServiceError(f"{exc}: the {name} pairs on the standings' points", "points_by_place") from None
+        config = {**config, "points": tuple(points), "bye_points": None}
     try:
         return formats.make_format(name, duplicate=duplicate, **config)
     except (TypeError, ValueError) as exc:
         raise ServiceError(str(exc), "format_config") from None
 
 
-def _check_format(name: str, config: Any, table_size: int, duplicate: bool):
+def tournament_format(tournament: Tournament) -> formats.Format:
+    """The format that makes ``tournament``'s rounds, configured as the tournament says."""
+    return _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate,
+                        tournament.points_by_place)
+
+
+def check_format(name: str, config: Any, table_size: int, duplicate: bool, points_by_place: list | None = None):
     """A new tournament's (or league's) format: its settings within the service's bounds
     (tournaments.limits.check_format_config), then as the format checks them. Formats of
     existing tournaments are made with :func:`_make_format` alone, so a bound never stops one
-    already running."""
+    already running. A format that scores takes the tournament's ``points_by_place`` (None: the
+    default) and the standings' bye value: ``format_config`` may repeat them, never contradict
+    them."""
     if isinstance(config, dict):
         limits.check_format_config(config)
-    return _make_format(name, config, table_size, duplicate)
+    fmt = _make_format(name, config, table_size, duplicate, points_by_place)
+    fields = {f.name for f in dataclasses.fields(fmt)}
+    given = config.get("points")
+
+    def exact(points: Any) -> list | None:
+        if not isinstance(points, (list, tuple)):
+            return None
+        return [formats.base.exact(p, "points") for p in points]
+
+    if "points" in fields and given is not None and exact(given) != exact(fmt.points):
+        raise ServiceError(
+            f"format_config points {given} differ from the tournament's points_by_place {list(fmt.points)}: "
+            f"the {name} pairs on the points the standings show, so set them once, as points_by_place",
+            "format_config",
+        )
+    if "bye_points" in fields and config.get("bye_points") is not None:
+        raise ServiceError(
+            f"format_config bye_points cannot be set: the {name} pairs on the points the standings show, "
+            "where a bye is worth the average points of a table",
+            "format_config",
+        )
+    return fmt
 
 
 def _check_scoring(points_by_place: Any, tiebreaks: Any, table_size: int) -> tuple[list, list]:
@@ -130,9 +170,9 @@ def tournament_create(
     is checked now, so a tournament that starts can always be played. Without a ``seed`` one
     is drawn that nobody knows; with one, ``seed_chosen`` says so (its chooser knows every
     deal)."""
-    resolved = _check_game(game, table_size, options or {})
-    _check_format(format, format_config or {}, table_size, duplicate)
+    resolved = check_game(game, table_size, options or {})
     points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
+    check_format(format, format_config or {}, table_size, duplicate, points_by_place)
     if seed is not None:
         limits.check_seed(seed)
     limits.check_round_interval(round_interval)
@@ -202,7 +242,7 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
     if len(taken) >= limits.MAX_ENTRIES:
         raise ServiceError(f"a tournament holds at most {limits.MAX_ENTRIES} entrants", "tournament")
     if tournament.round_interval is not None:
-        fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+        fmt = tournament_format(tournament)
         limits.check_schedule(tournament.round_interval, fmt.planned_rounds(len(active_entrants(tournament)) + 1),
                               "tournament")
     if seed_rank is None:
@@ -375,7 +415,7 @@ def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entr
     so workers go from one round to the next without waiting for the round to close, and make
     and record rounds several at a time.
     A withdrawal or disqualification remakes those not started (:func:`rounds_remake_ahead`)."""
-    fmt = fmt or _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    fmt = fmt or tournament_format(tournament)
     if fmt.uses_results or tournament.round_interval is not None:
         return 0
     entrants = active_entrants(tournament) if entrants is None else entrants
@@ -406,7 +446,7 @@ def rounds_top_up(*, tournament: Tournament, waiting: int | None = None) -> list
     waiting = open_matches(tournament) if waiting is None else waiting
     if waiting > _ahead_matches() // 2:
         return []  # enough made ahead whatever the format: no need to ask
-    fmt = _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    fmt = tournament_format(tournament)
     entrants = active_entrants(tournament)
     ahead = rounds_ahead(tournament, fmt, entrants)
     if waiting > ahead // 2:
@@ -422,7 +462,7 @@ def round_create_next(*, tournament: Tournament, fmt: formats.Format | None = No
     tournament when the format has no more and no round is open. Returns the rounds made.
     ``fmt``, ``entrants``, ``ahead`` and ``waiting`` (open matches), when the caller has them.
     Call inside a transaction holding the tournament's row."""
-    fmt = fmt or _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate)
+    fmt = fmt or tournament_format(tournament)
     entrants = active_entrants(tournament) if entrants is None else entrants
     ahead = rounds_ahead(tournament, fmt, entrants) if ahead is None else ahead
     history = round_history(tournament, open_rounds=bool(ahead))

@@ -1,12 +1,13 @@
 import random
 from collections import Counter
+from fractions import Fraction
 
 import pytest
 
 from tournaments.formats import RoundResult, Swiss, TableResult
 from tournaments.formats.base import met_counts
 
-from .helpers import play_out, random_places, result_of
+from .helpers import play_out, random_places, result_of, standings_input
 
 
 def can_pair_without_repeat(field, met, byes_had):
@@ -159,3 +160,130 @@ def test_swiss_has_no_bracket_to_rank_by():
     fmt = Swiss()
     _, history = play_out(fmt, range(10))
     assert fmt.reached(range(10), history) is None
+
+
+# --- Swiss pairs on the points the standings publish ---------------------------------------
+# The defect: Swiss scored a bye as a win (and a smaller table by its first values, and places
+# by their numbers) while the standings score a bye as an average table, so a round could be
+# paired on scores that differ from the standings people see. Both now use base.Scoring.
+
+
+@pytest.fixture
+def paired_on(monkeypatch):
+    """The scores each round was paired on, as the Swiss handed them to its pairing."""
+    from tournaments.formats import swiss
+
+    seen: list[dict] = []
+    two_seats, grouping = swiss.pair_two_seats, swiss.group_tables
+
+    def pair(number, ranked, scores, history):
+        seen.append(dict(scores))
+        return two_seats(number, ranked, scores, history)
+
+    def group(ranked, sizes, met, positions, rng, scores=None, **kw):
+        seen.append({e: scores[e] for e in ranked})
+        return grouping(ranked, sizes, met, positions, rng, scores=scores, **kw)
+
+    monkeypatch.setattr(swiss, "pair_two_seats", pair)
+    monkeypatch.setattr(swiss, "group_tables", group)
+    return seen
+
+
+def published(entrants, history, **scoring):
+    """Match points as tournaments.standings publishes them (no bye_points: its default)."""
+    from tournaments.standings import standings
+
+    tables, byes = standings_input(history)
+    return {row.entrant: row.match_points for row in standings(entrants, tables, byes=byes, **scoring)}
+
+
+def played(rnd, places):
+    """``rnd``'s result, each table's places given by ``places(seats)``."""
+    return RoundResult(rnd.number, tuple(TableResult(t.seats, places(t.seats), (0,) * len(t.seats))
+                                         for t in rnd.tables), rnd.byes)
+
+
+def test_two_seats_pair_the_bye_holder_on_its_published_points(paired_on):
+    fmt = Swiss(rounds=2)
+    first = fmt.next_round(range(7), [], random.Random(0))
+    assert first.byes == (6,)
+    assert {frozenset(t.seats) for t in first.tables} == {frozenset(p) for p in ((0, 3), (1, 4), (2, 5))}
+    # The lower id wins, but 1 and 4 draw: 0 and 2 have 1, 1 and 4 a half, 3 and 5 nothing,
+    # and 6's bye is worth a half in the standings (an average two-seat table), not a win.
+    history = [played(first, lambda seats: (1, 1) if 1 in seats else tuple(1 + (e != min(seats)) for e in seats))]
+    shown = published(range(7), history)
+    assert shown[6] == Fraction(1, 2)
+    second = fmt.next_round(range(7), history, random.Random(0))
+    assert paired_on[-1] == shown  # the score groups are the standings' match points
+    # So the bye holder plays in the half-point group (4 v 6: the fold of 1, 4, 6), the other
+    # half pairs down to 3, and 5, lowest ranked without a bye, sits out.
+    assert {frozenset(t.seats) for t in second.tables} == {frozenset(p) for p in ((0, 2), (4, 6), (1, 3))}
+    assert second.byes == (5,)
+    for t in second.tables:
+        x, y = t.seats
+        across = [n for n in t.notes if "paired across score groups" in n]
+        assert across == ([f"score {shown[x]} v {shown[y]}: paired across score groups"]
+                          if shown[x] != shown[y] else [])
+
+
+def test_multi_seat_pairs_on_the_published_points_of_shared_places_and_byes(paired_on):
+    # Ten at tables of four, default 3/2/1/0: two tables and two byes a round. Shared places
+    # share the points of the positions they span, and only their order counts (1, 2, 2, 3
+    # scores as 1, 2, 2, 4); a bye is worth 1½, not first place's 3.
+    fmt = Swiss(seats=4, rounds=3)
+    rng = random.Random(4)
+    first = fmt.next_round(range(10), [], rng)
+    assert first.byes == (8, 9)
+    shapes = iter([(1, 1, 3, 4), (1, 2, 2, 3)])
+    history = [played(first, lambda seats: next(shapes))]
+    shown = published(range(10), history)
+    assert shown[8] == shown[9] == Fraction(3, 2)
+    assert sorted(shown[e] for t in first.tables for e in t.seats) == [0, 0, 1, Fraction(3, 2), Fraction(3, 2),
+                                                                       Fraction(5, 2), Fraction(5, 2), 3]
+    second = fmt.next_round(range(10), history, rng)
+    assert paired_on[-1] == {e: float(p) for e, p in shown.items() if e not in second.byes}
+    # The byes go to the two lowest ranked on the standings' points among those without one.
+    ranked = sorted((e for e in range(10) if e not in first.byes), key=lambda e: (-shown[e], e))
+    assert set(second.byes) == set(ranked[-2:])
+    for t in second.tables:
+        lo, hi = min(shown[e] for e in t.seats), max(shown[e] for e in t.seats)
+        spread = [n for n in t.notes if n.startswith("scores ")]
+        assert spread == ([f"scores {float(lo):g} to {float(hi):g} at one table"] if lo != hi else [])
+
+
+def tied_places(seats, rng):
+    """A random finishing order with ties, as a competition ranking (1, 1, 3) or not (1, 1, 2)."""
+    ranks = [rng.randrange(len(seats)) for _ in seats]
+    if rng.random() < 0.5:
+        return tuple(1 + sum(r < mine for r in ranks) for mine in ranks)
+    levels = sorted(set(ranks))
+    return tuple(1 + levels.index(mine) for mine in ranks)
+
+
+@pytest.mark.parametrize("config, points", [
+    ({}, None),
+    ({"seats": 3}, None),
+    ({"seats": 4, "points": (5, 3, 2, 0)}, (5, 3, 2, 0)),
+    ({"seats": 4, "min_seats": 3, "points": (4, 2, 1, 0)}, (4, 2, 1, 0)),  # a table of 3 scores 2, 1, 0
+    ({"seats": 2, "points": (3, 1), "bye_points": 3}, (3, 1)),
+    ({"seats": 2, "duplicate": True}, None),  # every rotated table scores, as in the standings
+    ({"seats": 3, "duplicate": True, "points": (2.5, 0.1, 0)}, (2.5, 0.1, 0)),
+])
+@pytest.mark.parametrize("n", [5, 7, 11])
+def test_every_round_is_paired_on_the_standings_points(paired_on, config, points, n):
+    fmt = Swiss(rounds=4, **config)
+    scoring = {} if points is None else {"points_by_place": points}
+    if config.get("bye_points") is not None:
+        scoring["bye_points"] = config["bye_points"]
+    rng, results = random.Random(n), random.Random(n + 1)
+    history = []
+    while (rnd := fmt.next_round(range(n), history, rng)) is not None:
+        shown = published(range(n), history, **scoring)
+        playing = {e for t in rnd.tables for e in t.seats}
+        got = paired_on[-1]
+        assert got == {e: (float(p) if fmt.seats > 2 else p) for e, p in shown.items()
+                       if fmt.seats == 2 or e in playing}
+        history.append(RoundResult(rnd.number, tuple(
+            TableResult(t.seats, places := tied_places(t.seats, results),
+                        tuple(results.randrange(50) for _ in places)) for t in rnd.tables), rnd.byes))
+    assert len(history) == 4
