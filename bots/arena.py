@@ -54,6 +54,7 @@ from typing import Any
 
 import engine
 
+from .registry import create
 from .runner import ForfeitPolicy, play_match
 
 
@@ -152,17 +153,15 @@ _LABEL = re.compile(r"#[\w.-]+$")
 def make_bot(spec: str, game: str, seed: str, limits: Mapping[str, Any] | None = None):
     """A bot from a command-line spec: a name, ``subprocess:COMMAND`` or ``http:URL``,
     optionally followed by ``#LABEL`` (which only tells entries apart in the report)."""
-    import bots
-
     spec = _LABEL.sub("", spec)
     kind, _, rest = spec.partition(":")
     if kind == "subprocess" and rest:
-        return bots.create("subprocess", game=game, seed=seed, command=shlex.split(rest),
-                           limits=limits)
+        return create("subprocess", game=game, seed=seed, command=shlex.split(rest),
+                      limits=limits)
     if kind == "http" and rest:
-        return bots.create("http", game=game, seed=seed, url=rest, limits=limits)
+        return create("http", game=game, seed=seed, url=rest, limits=limits)
     name, options = bot_options(spec)
-    return bots.create(name, game=game, seed=seed, **options)
+    return create(name, game=game, seed=seed, **options)
 
 
 def bot_options(spec: str) -> tuple[str, dict[str, Any]]:

@@ -1,4 +1,8 @@
-"""The Bot interface: a bot sees only ``view(seat)`` and returns one of its legal actions."""
+"""The Bot interface: a bot sees only ``view(seat)`` and returns one of its legal actions.
+
+:class:`BotFailure` is how a bot says it broke the rules of the table (the external bots'
+transports raise it); the match runner turns it into a forfeit.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ class Bot:
     same bot can run in-process, in the arena or behind the external-bot protocol.
     """
 
-    #: The registry name; set by :func:`bots.registry.register`.
+    #: The registry name; set by :func:`bots.registry.create`.
     name = ""
 
     def __init__(self, game: str, seed: int | str | None = None, **options: Any) -> None:
@@ -38,3 +42,17 @@ class Bot:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} for {self.game}>"
+
+
+class BotFailure(Exception):
+    """An external bot broke the protocol or a limit; the runner forfeits its seat.
+
+    ``reason`` is one of ``crash``, ``timeout``, ``malformed``, ``output_limit``, ``memory``
+    (``illegal`` is decided by the runner, which knows the rules); ``detail`` says what
+    happened, with the offending output or the tail of stderr.
+    """
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail

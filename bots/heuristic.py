@@ -1,7 +1,7 @@
 """``heuristic``: one documented rule-based bot per game, registered under one name.
 
 Each game's rules are in its module's docstring (``bots/<game>_bots.py``). A game's heuristic
-joins by adding its class to :data:`HEURISTICS`; ``bots/__init__.py`` registers the name for
+joins by adding its class to :data:`HEURISTICS`; ``bots/builtin.py`` registers the name for
 exactly the games listed here.
 """
 

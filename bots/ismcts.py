@@ -66,7 +66,9 @@ from typing import Any
 
 import engine
 
+from . import stoppa_bots
 from .base import Action, Bot, View
+from .registry import available, create
 
 
 def searchable_games() -> tuple[str, ...]:
@@ -82,8 +84,6 @@ def _consistency_hooks() -> dict:
     """Per game, ``check(view, state) -> bool``: whether a determinization agrees with what
     the other seats' past actions reveal, given that the rollout policy (the heuristic) is
     how they are modelled. Samples that fail are redrawn (up to ``resample`` times)."""
-    from . import stoppa_bots
-
     return {"stoppa": stoppa_bots.betting_consistent}
 
 
@@ -227,8 +227,6 @@ class IsmctsBot(Bot):
         mode: str | None = None,
     ) -> None:
         super().__init__(game, seed)
-        import bots
-
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         if horizon is None:
@@ -238,7 +236,7 @@ class IsmctsBot(Bot):
         self.iterations = iterations
         self.time_ms = 100.0 if time_ms is None and iterations is None else time_ms
         if rollout is None:
-            rollout = "heuristic" if "heuristic" in bots.available(game) else "random"
+            rollout = "heuristic" if "heuristic" in available(game) else "random"
         self.rollout = rollout
         self.exploration = exploration
         self.horizon = horizon
@@ -280,9 +278,7 @@ class IsmctsBot(Bot):
     def _policy(self, seat: int) -> Bot:
         bot = self._policies.get(seat)
         if bot is None:
-            import bots
-
-            bot = bots.create(self.rollout, game=self.game, seed=f"{self.seed}/rollout/{seat}")
+            bot = create(self.rollout, game=self.game, seed=f"{self.seed}/rollout/{seat}")
             self._policies[seat] = bot
         return bot
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import engine
 
-from .base import Bot
-from .external import BotFailure
+from .base import Bot, BotFailure
+from .registry import create
 
 #: Reasons a seat can be forfeited; stable strings that the arena and the service report.
 REASONS = ("crash", "timeout", "malformed", "illegal", "output_limit", "memory", "exception")
@@ -126,8 +126,6 @@ def play_match(
     and calls ``finish`` hooks at the end. Bots with a ``close()`` method are closed in every
     case, so external processes never outlive the match. The match always completes.
     """
-    import bots  # the registry; imported here because bots/__init__ does not import us
-
     if isinstance(game, str):
         game = engine.game(game)
     n = len(players)
@@ -141,7 +139,7 @@ def play_match(
     def forfeit(seat: int, reason: str, detail: str) -> None:
         forfeits[seat] = Forfeit(reason, detail[-_DETAIL_CHARS:], decisions[seat])
         _close(seats[seat])
-        fallback = bots.create(policy.fallback, game=game.name, seed=f"{seed}:fallback:{seat}")
+        fallback = create(policy.fallback, game=game.name, seed=f"{seed}:fallback:{seat}")
         seats[seat] = fallback
         fallback.start(seat, state.view(seat))  # a built-in bot: its failure is our bug
 

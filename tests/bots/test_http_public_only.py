@@ -8,7 +8,8 @@ import socket
 import pytest
 
 import bots
-from bots.external import PrivateAddress, _public_connection
+from bots.external import PrivateAddress, host_may_be_public
+from bots.external.http import _public_connection
 
 from .helpers import GAME, play, table_with
 from .test_http import FAST, random_player, serve
@@ -50,3 +51,21 @@ def test_loopback_private_link_local_and_unspecified_addresses_are_refused(monke
     monkeypatch.setattr(socket, "getaddrinfo", lambda *a, **k: [(family, socket.SOCK_STREAM, 6, "", (address, 80))])
     with pytest.raises(PrivateAddress, match="not a public address"):
         _public_connection(("bots.example", 80), timeout=1)
+
+
+@pytest.mark.parametrize("host, public", [
+    ("localhost", False), ("LocalHost.", False), ("bots.localhost", False), ("127.0.0.1", False),
+    ("::1", False), ("10.1.2.3", False), ("169.254.169.254", False), ("fe80::1%eth0", False),
+    ("0.0.0.0", False), ("93.184.216.34", True), ("2606:4700::1111", True), ("bots.example.org", True),
+])
+def test_a_host_may_be_public_unless_it_is_plainly_not(host, public):
+    assert host_may_be_public(host) is public
+
+
+def test_a_localhost_name_is_refused_before_it_is_resolved(monkeypatch):
+    def resolve(*args, **kwargs):
+        raise AssertionError("resolved")
+
+    monkeypatch.setattr(socket, "getaddrinfo", resolve)
+    with pytest.raises(PrivateAddress, match="bots.localhost is not a public address"):
+        _public_connection(("bots.localhost", 80), timeout=1)

@@ -1,19 +1,7 @@
-"""External bots: anyone's program, in any language, playing through a small JSON protocol.
+"""The ``subprocess`` transport: a command started once per match, speaking JSON lines.
 
-Two transports carry the same messages (docs/bots.md is the bot author's reference):
-
-* ``subprocess``: a command started once per match; one JSON object per line on its stdin,
-  one answer line on its stdout for each ``act``; stderr is captured (its tail is kept).
-* ``http``: every message is POSTed as JSON to a URL; the answer to ``act`` is the body.
-
-Messages: ``start`` (game, seat, players, options, seed, time limits, first view), ``act``
-(the view, legal actions included; the answer is ``{"action": {...}}``) and ``finish``
-(final view and scores). Only ``act`` is answered.
-
-Limits (:class:`Limits`): start-up time (added to the first decision's allowance), time per
-decision, a time bank per match that pays for decisions over their limit, memory (RLIMIT_AS),
-answer size and total output, and a bounded stderr tail. Breaking one raises
-:class:`BotFailure`, which the match runner turns into a forfeit; it never stops a match.
+One JSON object per line on its stdin, one answer line on its stdout for each ``act``;
+stderr is captured (its tail is kept for the forfeit detail).
 
 Isolation: where bubblewrap works, the command runs with no network, a read-only view of the
 file system, an empty /tmp and a private writable scratch folder (HOME and TMPDIR); without
@@ -23,208 +11,23 @@ apply (docs/bots.md says exactly what that does and does not protect).
 
 from __future__ import annotations
 
-import errno
 import functools
-import http.client
-import ipaddress
-import json
 import os
 import resource
 import selectors
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-import uuid
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .base import Action, Bot, View
+from ..base import BotFailure
+from .protocol import ExternalBot, encode
 
-PROTOCOL = 1
-
-
-class BotFailure(Exception):
-    """An external bot broke the protocol or a limit; the runner forfeits its seat.
-
-    ``reason`` is one of ``crash``, ``timeout``, ``malformed``, ``output_limit``, ``memory``
-    (``illegal`` is decided by the runner, which knows the rules); ``detail`` says what
-    happened, with the offending output or the tail of stderr.
-    """
-
-    def __init__(self, reason: str, detail: str = "") -> None:
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-        self.reason = reason
-        self.detail = detail
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What an external bot may use in one match. Times in seconds, sizes in bytes.
-
-    A decision may take ``decision`` seconds; time beyond that is drawn from ``bank``, and a
-    decision that would overdraw the bank is a timeout. The first decision also gets
-    ``startup`` seconds for starting the program. ``memory_mb`` is the address-space limit
-    (RLIMIT_AS): runtimes that reserve address space up front need room (node: 1 GiB at
-    least). ``answer_bytes`` caps one answer line, ``output_bytes`` all of stdout in the
-    match; ``stderr_bytes`` is how much of stderr's tail is kept for the forfeit detail.
-    """
-
-    startup: float = 10.0
-    decision: float = 1.0
-    bank: float = 10.0
-    memory_mb: int = 2048
-    answer_bytes: int = 64 * 1024
-    output_bytes: int = 4 * 1024 * 1024
-    stderr_bytes: int = 8 * 1024
-
-    @classmethod
-    def of(cls, value: Limits | Mapping[str, Any] | None) -> Limits:
-        """Limits from a Limits, a dict of some of its fields, or None (the defaults)."""
-        if value is None:
-            return cls()
-        if isinstance(value, Limits):
-            return value
-        unknown = set(value) - {f.name for f in fields(cls)}
-        if unknown:
-            raise TypeError(f"unknown limit(s) {', '.join(sorted(unknown))}")
-        return replace(cls(), **value)
-
-    def for_bot(self) -> dict[str, float]:
-        """The time limits as told to the bot in ``start``."""
-        return {"startup": self.startup, "decision": self.decision, "bank": self.bank}
-
-
-class _Clock:
-    """Time per decision plus a bank for overruns; the first decision also gets start-up."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.bank = limits.bank
-        self.first = True
-
-    def allowance(self) -> float:
-        base = self.limits.decision + (self.limits.startup if self.first else 0.0)
-        return base + max(self.bank, 0.0)
-
-    def charge(self, elapsed: float) -> None:
-        base = self.limits.decision + (self.limits.startup if self.first else 0.0)
-        self.first = False
-        if elapsed > base:
-            self.bank -= elapsed - base
-
-    def describe(self) -> str:
-        startup = f" + {self.limits.startup} s start-up" if self.first else ""
-        return (
-            f"no answer within {self.limits.decision} s per decision{startup}"
-            f" + {max(self.bank, 0.0):.3f} s left in the time bank"
-        )
-
-
-class ExternalBot(Bot):
-    """What both transports share: the messages, the clock, the match id."""
-
-    def __init__(self, game: str, seed: int | str | None = None, *, limits: Any = None) -> None:
-        super().__init__(game, seed)
-        self.limits = Limits.of(limits)
-        self.clock = _Clock(self.limits)
-        self.match_id = uuid.uuid4().hex
-        self.seat: int | None = None
-        self.started = False
-
-    # -- the Bot interface; the runner calls start_match/finish_match when it can
-
-    def start(self, seat: int, view: View) -> None:
-        self.start_match(seat, view, players=view.get("players"), options={})
-
-    def start_match(
-        self, seat: int, view: View, *, players: int | None, options: Mapping[str, Any]
-    ) -> None:
-        self.seat = seat
-        self.started = True
-        self._start(
-            {
-                "type": "start",
-                "protocol": PROTOCOL,
-                "match": self.match_id,
-                "game": self.game,
-                "seat": seat,
-                "players": players,
-                "options": dict(options),
-                "seed": self.seed,
-                "time_limits": self.limits.for_bot(),
-                "view": view,
-            }
-        )
-
-    def act(self, view: View) -> Action:
-        if not self.started:
-            self.start(view.get("seat", 0), view)
-        message = {
-            "type": "act",
-            "match": self.match_id,
-            "time_bank": round(max(self.clock.bank, 0.0), 3),
-            "view": view,
-        }
-        allowance = self.clock.allowance()
-        began = time.monotonic()
-        answer = self._ask(message, allowance)
-        elapsed = time.monotonic() - began
-        if elapsed > allowance:
-            raise BotFailure("timeout", self.clock.describe() + self._tail())
-        self.clock.charge(elapsed)
-        return _action_of(answer)
-
-    def finish(self, seat: int, view: View) -> None:
-        self.finish_match(seat, view, scores=view.get("scores"))
-
-    def finish_match(self, seat: int, view: View, *, scores: Sequence[int] | None) -> None:
-        if self.started:
-            self._tell({"type": "finish", "match": self.match_id, "view": view,
-                        "scores": None if scores is None else list(scores)})
-
-    def close(self) -> None:
-        """Release everything the bot holds; safe to call more than once."""
-
-    # -- transport hooks
-
-    def _start(self, message: dict) -> None:
-        raise NotImplementedError
-
-    def _ask(self, message: dict, timeout: float) -> bytes:
-        raise NotImplementedError
-
-    def _tell(self, message: dict) -> None:
-        raise NotImplementedError
-
-    def _tail(self) -> str:
-        return ""
-
-
-def _action_of(answer: bytes) -> Action:
-    """The action in an answer line ``{"action": {...}}``; anything else is malformed."""
-    shown = answer[:300].decode("utf-8", "replace") + ("..." if len(answer) > 300 else "")
-    try:
-        message = json.loads(answer)
-    except ValueError as exc:
-        raise BotFailure("malformed", f"answer is not JSON ({exc}): {shown!r}") from None
-    if not isinstance(message, dict) or "action" not in message:
-        raise BotFailure("malformed", f'answer is not an object with "action": {shown!r}')
-    return message["action"]
-
-
-def _encode(message: dict) -> bytes:
-    return (json.dumps(message, separators=(",", ":")) + "\n").encode()
-
-
-# --------------------------------------------------------------------------- subprocess
+__all__ = ["SubprocessBot", "bwrap_works"]
 
 
 @functools.cache
@@ -402,7 +205,7 @@ class SubprocessBot(ExternalBot):
 
     def _start(self, message: dict) -> None:
         self._spawn()
-        self._exchange(_encode(message), None, self.limits.startup, answer=False)
+        self._exchange(encode(message), None, self.limits.startup, answer=False)
 
     def _ask(self, message: dict, timeout: float) -> bytes:
         if self.proc is None:
@@ -410,13 +213,13 @@ class SubprocessBot(ExternalBot):
         self._drain_stderr()
         # Lines the bot wrote before this question are still answers, in order: a bot that
         # answers "start" or writes two lines per "act" fails the same way every time.
-        return self._exchange(_encode(message), time.monotonic() + timeout, timeout)
+        return self._exchange(encode(message), time.monotonic() + timeout, timeout)
 
     def _tell(self, message: dict) -> None:
         if self.proc is None or self.proc.poll() is not None:
             return
         try:
-            self._exchange(_encode(message), None, 1.0, answer=False)
+            self._exchange(encode(message), None, 1.0, answer=False)
         except BotFailure:
             pass  # after the match, nothing the bot does matters
 
@@ -561,137 +364,3 @@ class SubprocessBot(ExternalBot):
         if memory:
             how += f" (memory limit {self.limits.memory_mb} MiB)"
         return BotFailure("memory" if memory else "crash", how + self._tail())
-
-
-# --------------------------------------------------------------------------- http
-
-# Proxies from the environment must not see bot traffic (and would break 127.0.0.1 bots).
-_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-
-
-class PrivateAddress(OSError):
-    """An http bot's host resolved to an address that is not on the public internet."""
-
-
-def _public_connection(address, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, source_address=None):
-    """socket.create_connection, but only to public addresses: the name is resolved once and
-    the connection made to the address checked, so a name cannot point elsewhere between the
-    check and the connection (DNS rebinding)."""
-    host, port = address
-    error: OSError | None = None
-    resolved = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    for *_, sockaddr in resolved:  # all of them: a name may mix public and private addresses
-        ip = ipaddress.ip_address(sockaddr[0].split("%", 1)[0])
-        if not ip.is_global:
-            raise PrivateAddress(f"{host} resolves to {ip}, which is not a public address")
-    for family, kind, proto, _, sockaddr in resolved:
-        sock = socket.socket(family, kind, proto)
-        try:
-            if timeout is not socket._GLOBAL_DEFAULT_TIMEOUT:
-                sock.settimeout(timeout)
-            if source_address:
-                sock.bind(source_address)
-            sock.connect(sockaddr)
-            return sock
-        except OSError as exc:
-            sock.close()
-            error = exc
-    raise error or OSError(f"{host}: no address")
-
-
-class _PublicHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._create_connection = _public_connection
-
-
-class _PublicHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._create_connection = _public_connection  # TLS still checks the name, not the address
-
-
-class _PublicHTTPHandler(urllib.request.HTTPHandler):
-    def http_open(self, req):
-        return self.do_open(_PublicHTTPConnection, req)
-
-
-class _PublicHTTPSHandler(urllib.request.HTTPSHandler):
-    def https_open(self, req):
-        return self.do_open(_PublicHTTPSConnection, req, context=self._context)
-
-
-# For a service that runs bots registered by the public: redirects are followed through the
-# same handlers, so they are held to the same rule.
-_PUBLIC_OPENER = urllib.request.build_opener(
-    urllib.request.ProxyHandler({}), _PublicHTTPHandler(), _PublicHTTPSHandler()
-)
-
-
-class HttpBot(ExternalBot):
-    """A bot behind a URL: every message is POSTed as JSON; ``act`` is answered in the body.
-
-    The transport errors (refused connection, an HTTP error status) are ``crash``; no answer
-    within the allowance is ``timeout``; an answer bigger than ``answer_bytes`` is
-    ``output_limit``. ``start`` and ``finish`` answers are ignored (any 2xx will do).
-
-    With ``public_only``, the bot may only be reached at public internet addresses: a URL whose
-    host is (or resolves to, at connection time) a loopback, private, link-local or otherwise
-    reserved address is a ``crash`` naming the address. A service running bots registered by
-    anyone sets it, so that a bot URL cannot make the service POST to its own network.
-    """
-
-    def __init__(
-        self,
-        game: str,
-        seed: int | str | None = None,
-        *,
-        url: str,
-        limits: Any = None,
-        headers: Mapping[str, str] | None = None,
-        public_only: bool = False,
-    ) -> None:
-        super().__init__(game, seed, limits=limits)
-        if urllib.parse.urlsplit(url).scheme not in ("http", "https"):
-            raise ValueError(f"an http bot needs an http:// or https:// URL, got {url!r}")
-        self.url = url
-        self.public_only = public_only
-        self.opener = _PUBLIC_OPENER if public_only else _OPENER
-        self.headers = {"Content-Type": "application/json", **dict(headers or {})}
-
-    def _post(self, message: dict, timeout: float) -> bytes:
-        request = urllib.request.Request(
-            self.url, data=_encode(message), headers=self.headers, method="POST"
-        )
-        limit = self.limits.answer_bytes
-        try:
-            with self.opener.open(request, timeout=max(timeout, 0.001)) as response:
-                body = response.read(limit + 1)
-        except urllib.error.HTTPError as exc:
-            text = exc.read(300).decode("utf-8", "replace")
-            raise BotFailure("crash", f"HTTP {exc.code} {exc.reason}: {text!r}") from None
-        except (TimeoutError, urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-                raise BotFailure("timeout", self.clock.describe()) from None
-            if isinstance(reason, PrivateAddress):
-                raise BotFailure("crash", f"{self.url}: {reason}; only public addresses are allowed") from None
-            if isinstance(reason, OSError) and reason.errno == errno.ECONNREFUSED:
-                raise BotFailure("crash", f"connection refused by {self.url}") from None
-            raise BotFailure("crash", f"{self.url}: {reason}") from None
-        if len(body) > limit:
-            raise BotFailure("output_limit", f"an answer longer than {limit} bytes")
-        return body.strip()
-
-    def _start(self, message: dict) -> None:
-        self._post(message, self.limits.startup)
-
-    def _ask(self, message: dict, timeout: float) -> bytes:
-        return self._post(message, timeout)
-
-    def _tell(self, message: dict) -> None:
-        try:
-            self._post(message, 1.0)
-        except BotFailure:
-            pass
-
