@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import bots
 from tournaments.services.errors import ServiceError
 
 # --------------------------------------------------------------------------- columns
@@ -323,8 +324,6 @@ def bot_options_problem(bot: str, game: str, options: Mapping[str, Any]) -> str 
         return f"iterations must be at most {ceiling} for {game} (about a second a decision), got {iterations}"
     rollout = options.get("rollout")
     if rollout is not None:
-        import bots
-
         if rollout not in bots.available(game):
             return f"rollout {rollout!r} does not play {game}"
     delegate = options.get("delegate")

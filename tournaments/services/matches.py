@@ -23,13 +23,16 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+import bots
 import engine
+from bots import runner
 from tournaments import limits
 from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, Tournament
 
 from .bulk import bulk_set, bulk_set_rows
 from .dispatch import dispatch_matches, keep_one_batch
 from .errors import ServiceError
+from .players import player_bot
 from .seeds import bot_seed
 
 log = logging.getLogger(__name__)
@@ -230,10 +233,6 @@ def _hand_back(match_ids: list[int], owner: str) -> list[int]:
 
 def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
                 should_stop: Callable[[], bool] | None = None) -> dict[int, Claim]:
-    from bots.runner import play_match as run_match
-
-    from .players import player_bot
-
     claims = matches_claim(match_ids=match_ids, owner=owner)
     to_play = [pk for pk in match_ids if claims[pk].status == ClaimStatus.CLAIMED]
     if not to_play:
@@ -298,7 +297,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
                 players.append(_unavailable_bot(tournament.game, seed, exc.message))
         started = time.monotonic()
         try:
-            outcome = run_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)
+            outcome = runner.play_match(tournament.game, players, seed=match.seed, options=tournament.options, deck=match.deck)
         except Exception:
             # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the rest
             # of the batch goes on; this match keeps its lease and is played again once
@@ -330,12 +329,9 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
 def _unavailable_bot(game: str, seed: int, reason: str):
     """A bot that fails at its first decision, so the runner forfeits the seat (and plays it
     with the fallback bot) when a player's bot cannot be built."""
-    import bots
-    from bots.external import BotFailure
-
     class Unavailable(bots.Bot):
         def act(self, view):
-            raise BotFailure("unavailable", reason)
+            raise bots.BotFailure("unavailable", reason)
 
     bot = Unavailable(game=game, seed=seed)
     bot.name = "unavailable"

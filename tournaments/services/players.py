@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import ipaddress
 from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 import bots
+from bots.external import host_may_be_public
 import engine
 from tournaments import limits
 from tournaments.models import Player
@@ -32,20 +32,9 @@ def _url_host(url: Any) -> str:
 
 def _public_only(host: str) -> bool:
     """Whether an http bot at ``host`` may only be reached at public addresses (checked again
-    at every connection, by bots.external)."""
+    at every connection, by bots.external.http)."""
     allowed = {h.strip().lower() for h in settings.HTTP_BOTS_ALLOWED_HOSTS if h.strip()}
     return settings.HTTP_BOTS_PUBLIC_ONLY and host.lower() not in allowed
-
-
-def _may_be_public(host: str) -> bool:
-    """False for a host that is plainly not public (an address literal outside the public
-    internet, localhost); names are resolved when the bot is called, not here."""
-    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
-        return False
-    try:
-        return ipaddress.ip_address(host).is_global
-    except ValueError:
-        return True
 
 
 def _construct_problem(bot: str, game: str, options: dict) -> str | None:
@@ -110,7 +99,7 @@ def _check_bot_config(bot_kind: str, config: Any) -> dict:
     if bot_kind == Player.BotKind.HTTP:
         checked = limits.check_http_config(config)
         host = _url_host(checked["url"])
-        if _public_only(host) and not _may_be_public(host):
+        if _public_only(host) and not host_may_be_public(host):
             raise ServiceError(
                 f"bot_config.url: {host} is not a public address; the service only calls bots on the "
                 "public internet (HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "bot_config",
