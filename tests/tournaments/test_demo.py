@@ -49,3 +49,17 @@ def test_the_demo_runs_a_stoppa_tournament_to_its_standings_and_leaderboard():
     assert Tournament.objects.get().status == Tournament.Status.FINISHED
     assert "Standings" in text and "Leaderboard" in text
     assert "1." in text  # the explanation of first place
+
+
+@pytest.mark.django_db
+def test_the_demo_run_again_shows_the_same_tournament_and_rates_nothing_twice():
+    from tournaments.models import RatingChange
+
+    call_command("demo", rounds=2, stdout=StringIO())
+    ledger = RatingChange.objects.count()
+    out = StringIO()
+    call_command("demo", rounds=2, stdout=out)
+    assert Tournament.objects.count() == 1
+    assert RatingChange.objects.count() == ledger
+    assert "is finished" in out.getvalue() and "Standings" in out.getvalue()
+    assert "--seed 2 plays another" in out.getvalue()

@@ -268,7 +268,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played, kept: list[int],
             flush()
             for given in _hand_back([p for p in to_play[index:] if claims[p].status == ClaimStatus.CLAIMED], owner):
                 claims[given] = Claim(ClaimStatus.HANDED_BACK, claims[given].match)
-            log.info("stopping: handed back %d match(es) to the broker", len(to_play) - index)
+            log.info("stopping: handed back %d match(es) for another worker", len(to_play) - index)
             break
         if time.monotonic() >= renew_at:
             flush()

@@ -4,28 +4,56 @@ standings and the ladder's leaderboard. Any game, format and bots; any database 
 Without a broker (eager Celery) the matches are played here, one after another, with a
 progress bar. With CELERY_BROKER_URL set they go to the workers and this command follows
 their progress in the database until the tournament ends.
+
+A run that stopped half way (Ctrl-C, a killed process, a timeout) is finished with
+``--resume SLUG``: the same tournament, no new one, every match recorded and rated once. So
+that nothing is rated twice by accident, a new run never takes the slug of an existing
+tournament (it is refused, naming ``--resume``), and it is rated on a fresh ladder of its own,
+named after it, unless ``--ladder`` names a ladder to share with other tournaments.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
+import threading
 import time
+from collections.abc import Iterator
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.validators import validate_slug
+from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tournaments.models import Match, Tournament
+from tournaments.models import Match, Player, RatingChange, RatingLadder, Round, Tournament
 from tournaments.services import ServiceError
-from tournaments.services.dispatch import held
+from tournaments.services.dispatch import dispatch_matches, held
 from tournaments.services.ladders import ladder_create
-from tournaments.services.matches import match_play_batch, pending_bot_matches
+from tournaments.services.matches import ClaimStatus, match_play_batch
 from tournaments.services.players import builtin_bot_get_or_create
-from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
-from tournaments.selectors import ladder_leaderboard, tournament_standings
+from tournaments.services.tournaments import active_entrants, entry_add, tournament_create, tournament_format, tournament_start
+from tournaments.selectors import current_ladder, ladder_leaderboard, tournament_standings
+
+# The lease owner of the matches this command plays (eager mode). A run killed half way leaves
+# the matches it had claimed running under this name; --resume claims them again at once (a
+# claim by a lease's own owner never waits for the lease to run out).
+OWNER = "run_tournament"
+
+# Options that describe a new tournament: --resume finishes one as it was made.
+CREATION_OPTIONS = {
+    "bots": "--bots", "format": "--format", "format_option": "--format-option", "table_size": "--table-size",
+    "option": "--option", "duplicate": "--duplicate", "seed": "--seed", "name": "--name", "slug": "--slug",
+    "rating": "--rating", "ladder": "--ladder",
+}
 
 
 def parse_value(text: str) -> Any:
@@ -114,32 +142,181 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
-def play_here(tournament: Tournament, console: Console) -> None:
-    """Eager mode: play every bot match in this process, round after round."""
-    with Progress(
+# --- where a tournament stands -------------------------------------------------------------------
+
+def resume_hint(tournament: Tournament) -> str:
+    return f"`manage.py run_tournament --resume {tournament.slug}`"
+
+
+def _planned_rounds(tournament: Tournament) -> int | None:
+    """The rounds the format plans for the field, when it knows ahead (for the summary only)."""
+    try:
+        return tournament_format(tournament).planned_rounds(len(active_entrants(tournament)))
+    except (ServiceError, NotImplementedError, TypeError, ValueError):
+        return None
+
+
+def progress_summary(tournament: Tournament) -> str:
+    """Where a tournament stands: "round 3 of 5, 41 of the 48 matches made so far played, 2
+    running (leased to run_tournament)"."""
+    if tournament.status in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+        return f"not started yet, {tournament.entries.count()} entrants"
+    matches = Match.objects.filter(round__tournament=tournament)
+    made = matches.count()
+    finished = matches.filter(status=Match.Status.FINISHED).count()
+    current = (
+        tournament.rounds.exclude(status=Round.Status.FINISHED).order_by("number")
+        .values_list("number", flat=True).first()
+        or tournament.rounds.count()
+    )
+    planned = _planned_rounds(tournament)
+    text = f"round {current}" + (f" of {planned}" if planned else "")
+    text += f", {finished} of the {made} matches made so far played"
+    owners = sorted(set(matches.filter(status=Match.Status.RUNNING).values_list("lease_owner", flat=True)))
+    running = matches.filter(status=Match.Status.RUNNING).count()
+    if running:
+        text += f", {running} running (leased to {', '.join(o or '?' for o in owners)})"
+    return text
+
+
+def why_unfinished(tournament: Tournament) -> str:
+    if tournament.status == Tournament.Status.CANCELLED:
+        return f"{tournament.slug} was cancelled"
+    people = (
+        Match.objects.filter(round__tournament=tournament, status__in=[Match.Status.PENDING, Match.Status.RUNNING],
+                             seats__player__kind=Player.Kind.PERSON)
+        .distinct().count()
+    )
+    if people:
+        reason = f"{people} match(es) wait for the results people report"
+    elif tournament.round_interval is not None:
+        reason = "its next round opens on schedule (the periodic tick makes it)"
+    else:
+        reason = "nothing is left here for bots to play"
+    return (f"{tournament.slug} is not finished ({progress_summary(tournament)}): {reason}; "
+            f"{resume_hint(tournament)} goes on later")
+
+
+def open_bot_matches(tournament: Tournament) -> tuple[list[int], list[tuple[int, str, datetime]]]:
+    """The tournament's bot matches still to play, in round and table order, split in two:
+    those this command may play now — pending, or running but leased to this command (a run
+    killed half way left them so) or with their lease run out (a dead worker) — and those
+    someone else's live lease holds, as (match, lease owner, lease expiry)."""
+    now = timezone.now()
+    rows = (
+        Match.objects.filter(round__tournament=tournament, status__in=[Match.Status.PENDING, Match.Status.RUNNING])
+        .exclude(seats__player__kind=Player.Kind.PERSON)
+        .order_by("round__number", "table")
+        .values_list("pk", "status", "lease_owner", "lease_expires_at")
+    )
+    playable, held_elsewhere = [], []
+    for pk, status, owner, expires in rows:
+        if status == Match.Status.PENDING or owner == OWNER or expires is None or expires <= now:
+            playable.append(pk)
+        else:
+            held_elsewhere.append((pk, owner, expires))
+    return playable, held_elsewhere
+
+
+# --- playing -------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def ctrl_c_stops() -> Iterator[threading.Event]:
+    """While inside, a first Ctrl-C (SIGINT) sets the event instead of interrupting: the match in
+    hand is recorded and the rest handed back (match_play_batch's ``should_stop``), so nothing
+    is left leased. A second Ctrl-C interrupts at once. Only in the main thread (where Python
+    delivers signals); elsewhere the event is never set."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def on_sigint(signum, frame) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+
+
+def play_here(tournament: Tournament, console: Console, *, timeout: float) -> int:
+    """Eager mode: play every bot match in this process, round after round, and return how many
+    were played. Matches a killed run of this command left running are claimed again at once;
+    a match someone else's live lease holds is waited for, at most ``timeout`` seconds."""
+    played_now = 0
+    with ctrl_c_stops() as stop, Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console, transient=False,
     ) as progress:
         task = progress.add_task("matches", total=None)
-        done = 0
+        waiting_since: float | None = None
+        told: set[str] = set()
         while True:
             tournament.refresh_from_db()
-            pending = pending_bot_matches(tournament)
-            if not pending:
+            if tournament.status != Tournament.Status.RUNNING:
                 break
-            rnd = Match.objects.get(pk=pending[0]).round.number
-            progress.update(task, description=f"round {rnd}", total=done + len(pending))
+            if stop.is_set():
+                left = Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.FINISHED).count()
+                raise CommandError(
+                    f"stopped (Ctrl-C): {played_now} match(es) played in this run, {left} still to play; the "
+                    f"matches not played were handed back: finish the tournament with {resume_hint(tournament)}"
+                )
+            playable, held_elsewhere = open_bot_matches(tournament)
+            done = Match.objects.filter(round__tournament=tournament, status=Match.Status.FINISHED).count()
+            progress.update(task, completed=done, total=done + len(playable) + len(held_elsewhere))
+            if not playable:
+                if not held_elsewhere:
+                    break  # nothing for bots to play here: people's matches, or a round not due yet
+                now = time.monotonic()
+                waiting_since = waiting_since or now
+                if now - waiting_since >= timeout:
+                    raise CommandError(
+                        f"match(es) {[pk for pk, _, _ in held_elsewhere]} are still leased to "
+                        f"{', '.join(sorted({o for _, o, _ in held_elsewhere}))} after {timeout:g}s: "
+                        f"{resume_hint(tournament)} again once their leases have run out"
+                    )
+                for pk, owner, expires in held_elsewhere:
+                    if owner not in told:
+                        told.add(owner)
+                        console.print(f"waiting for {owner}, whose lease on match {pk} runs until "
+                                      f"{timezone.localtime(expires):%H:%M:%S}", soft_wrap=True)
+                progress.update(task, description="waiting")
+                soonest = min(expires for _, _, expires in held_elsewhere)
+                time.sleep(min(1.0, max(0.05, (soonest - timezone.now()).total_seconds())))
+                continue
+            waiting_since = None
+            rnd = Match.objects.filter(pk=playable[0]).values_list("round__number", flat=True).first()
+            progress.update(task, description=f"round {rnd}")
 
             def played(_match_id: int) -> None:
-                nonlocal done
+                nonlocal done, played_now
                 done += 1
+                played_now += 1
                 progress.update(task, completed=done)
 
             with held():  # the next round's matches are picked up by this loop
-                claims = match_play_batch(match_ids=pending, owner="run_tournament", on_played=played)
-            failed = sorted(pk for pk, claim in claims.items() if claim.status == "failed")
-            if failed:
-                raise CommandError(f"match(es) {failed} could not be played: see the error logged above")
+                claims = match_play_batch(match_ids=playable, owner=OWNER, on_played=played, should_stop=stop.is_set)
+            by_status: dict[str, list[int]] = {}
+            for pk, claim in claims.items():
+                by_status.setdefault(claim.status, []).append(pk)
+            if ClaimStatus.FAILED in by_status:
+                raise CommandError(
+                    f"match(es) {sorted(by_status[ClaimStatus.FAILED])} could not be played: see the error logged "
+                    f"above; once it is fixed, {resume_hint(tournament)} plays them again"
+                )
+            if ClaimStatus.EXHAUSTED in by_status:
+                raise CommandError(
+                    f"match(es) {sorted(by_status[ClaimStatus.EXHAUSTED])} were given up after "
+                    f"{settings.MATCH_MAX_ATTEMPTS} plays without a result: once the cause is fixed, retry them "
+                    f"(POST /api/matches/ID/retry/) and {resume_hint(tournament)}"
+                )
+            if set(by_status) == {ClaimStatus.BUSY}:
+                time.sleep(0.2)  # claimed elsewhere between our read and our claim
+    return played_now
 
 
 def follow_workers(tournament: Tournament, console: Console, timeout: float) -> None:
@@ -159,83 +336,227 @@ def follow_workers(tournament: Tournament, console: Console, timeout: float) -> 
             if tournament.status != Tournament.Status.RUNNING:
                 return
             if time.monotonic() > deadline:
-                raise CommandError(f"the tournament did not finish within {timeout:g}s; it goes on on the workers")
+                raise CommandError(f"the tournament did not finish within {timeout:g}s; it goes on on the workers: "
+                                   f"follow it again with {resume_hint(tournament)}")
             time.sleep(0.5)
 
 
+# --- the command ---------------------------------------------------------------------------------
+
 class Command(BaseCommand):
-    help = "Run a tournament between built-in bots to the end and print standings and leaderboard."
+    help = (
+        "Run a tournament between built-in bots to the end and print standings and leaderboard; "
+        "--resume SLUG finishes one that stopped half way."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("game", help="engine game name, e.g. stoppa")
-        parser.add_argument("--bots", nargs="+", default=["random:8"], help="NAME or NAME:COUNT entrants (default random:8)")
-        parser.add_argument("--format", default="swiss", help="round_robin, swiss, single_elimination, ... (default swiss)")
-        parser.add_argument("--format-option", action="append", default=[], metavar="KEY=VALUE",
+        parser.add_argument("game", nargs="?", help="engine game name, e.g. stoppa (not needed with --resume)")
+        parser.add_argument("--resume", metavar="SLUG",
+                            help="finish the tournament SLUG (started or not) instead of making a new one: no new "
+                                 "entries, nothing played or rated twice; a finished one just prints its standings")
+        parser.add_argument("--bots", nargs="+", help="NAME or NAME:COUNT entrants (default random:8)")
+        parser.add_argument("--format", help="round_robin, swiss, single_elimination, ... (default swiss)")
+        parser.add_argument("--format-option", action="append", metavar="KEY=VALUE",
                             help="format setting, e.g. rounds=5 (repeatable)")
         parser.add_argument("--table-size", type=int, help="seats per table (default: the game's minimum, or 4)")
-        parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="engine option (repeatable)")
+        parser.add_argument("--option", action="append", metavar="KEY=VALUE", help="engine option (repeatable)")
         parser.add_argument("--duplicate", action="store_true", help="the same deal at every table of a round")
-        parser.add_argument("--seed", type=int, default=1, help="tournament seed (default 1)")
-        parser.add_argument("--name", help="tournament name")
-        parser.add_argument("--rating", default="elo", help="rating system of the ladder: elo or openskill")
-        parser.add_argument("--ladder", help="ladder slug (default: <game>-bots)")
-        parser.add_argument("--timeout", type=float, default=3600, help="seconds to wait for workers (broker mode)")
+        parser.add_argument("--seed", type=int, help="tournament seed (default 1)")
+        parser.add_argument("--name", help="tournament name (default: game, format and seed)")
+        parser.add_argument("--slug", help="tournament slug (default: from the name); refused if it is taken")
+        parser.add_argument("--rating", help="rating system of a new ladder: elo (default) or openskill")
+        parser.add_argument("--ladder", metavar="SLUG",
+                            help="rate on this ladder, shared with the other tournaments it rates (created if new); "
+                                 "default: a fresh ladder named after the tournament")
+        parser.add_argument("--timeout", type=float, default=3600,
+                            help="seconds to wait for workers (broker mode) or for another's lease (default 3600)")
 
     def handle(self, *args: Any, **opts: Any) -> None:
-        import engine
-
         tty = self.stdout.isatty()
         console = Console(file=self.stdout, force_terminal=tty, width=None if tty else 120)
-        try:
-            rules = engine.game(opts["game"])
-        except engine.UnknownGame as exc:
-            raise CommandError(str(exc)) from None
-        table_size = opts["table_size"] or (4 if rules.min_players <= 4 <= rules.max_players else rules.min_players)
-        try:
-            tournament = self._create(rules, table_size, opts)
-        except ServiceError as exc:
-            raise CommandError(f"{exc.field or 'request'}: {exc.message}") from None
-        console.print(
-            f"[bold]{tournament.name}[/]: {tournament.entries.count()} entrants, {rules.title}, "
-            f"{tournament.format}, tables of {tournament.table_size}, seed {tournament.seed}"
-        )
-        eager = getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False)
-        if eager:
-            with held():
-                tournament_start(tournament=tournament)
-            play_here(tournament, console)
+        eager = settings.CELERY_TASK_ALWAYS_EAGER
+        if opts["resume"]:
+            tournament = self._resume(opts, console)
+            if tournament is None:
+                return
         else:
-            tournament_start(tournament=tournament)
-            follow_workers(tournament, console, opts["timeout"])
+            tournament = self._create(opts, console, eager)
+        try:
+            self._run(tournament, console, eager, opts["timeout"], resumed=bool(opts["resume"]))
+        except KeyboardInterrupt:
+            if eager:
+                raise CommandError(
+                    f"interrupted: the matches in hand stay leased to {OWNER}; {resume_hint(tournament)} takes them "
+                    "back and finishes the tournament"
+                ) from None
+            raise CommandError(
+                f"stopped following: the workers go on; {resume_hint(tournament)} follows it again"
+            ) from None
         tournament.refresh_from_db()
         print_standings(console, tournament)
         board = leaderboard_table(tournament)
         if board is not None:
             console.print(board)
+        if tournament.status != Tournament.Status.FINISHED:
+            raise CommandError(why_unfinished(tournament))
 
-    def _create(self, rules, table_size: int, opts: dict) -> Tournament:
-        from django.utils.text import slugify
+    def _run(self, tournament: Tournament, console: Console, eager: bool, timeout: float, *, resumed: bool) -> None:
+        if tournament.status in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+            try:
+                with held() if eager else contextlib.nullcontext():
+                    tournament_start(tournament=tournament)
+            except ServiceError as exc:
+                raise CommandError(f"{tournament.slug} cannot start: {exc.message}") from None
+            tournament.refresh_from_db()
+        elif not eager and resumed:
+            # Its messages may be lost (or never sent: a run without a broker made the round).
+            # Sending a match twice is harmless: a worker finds it played, or in play.
+            playable, _ = open_bot_matches(tournament)
+            if playable:
+                dispatch_matches(playable)
+                console.print(f"sent the {len(playable)} match(es) still to play to the workers", soft_wrap=True)
+        if eager:
+            play_here(tournament, console, timeout=timeout)
+        else:
+            follow_workers(tournament, console, timeout)
 
-        ladder = ladder_create(
-            slug=opts["ladder"] or f"{rules.name.replace('_', '-')}-bots",
-            name=f"{rules.title} bots",
-            game=rules.name,
-            system=opts["rating"],
-        )
-        name = opts["name"] or f"{rules.title} {opts['format'].replace('_', ' ')} (seed {opts['seed']})"
-        base = slugify(name)[:60] or "tournament"
-        slug, n = base, 1
-        while Tournament.objects.filter(slug=slug).exists():
-            n += 1
-            slug = f"{base}-{n}"
-        tournament = tournament_create(
-            name=name, slug=slug, game=rules.name, table_size=table_size, format=opts["format"],
-            options=parse_pairs(opts["option"], "--option"),
-            format_config=parse_pairs(opts["format_option"], "--format-option"),
-            duplicate=opts["duplicate"], seed=opts["seed"], ladder=ladder,
-        )
-        for bot, count in parse_bots(opts["bots"]):
-            for i in range(1, count + 1):
-                player = builtin_bot_get_or_create(bot=bot, name=f"{bot}-{i}" if count > 1 else bot)
-                entry_add(tournament=tournament, player=player)
+    # --- finishing a tournament ---
+
+    def _resume(self, opts: dict, console: Console) -> Tournament | None:
+        """The tournament to finish, or None when it is finished already (its standings printed)."""
+        slug = opts["resume"]
+        given = [flag for dest, flag in CREATION_OPTIONS.items()
+                 if opts.get(dest) is not None and opts.get(dest) is not False and opts.get(dest) != []]
+        if given:
+            raise CommandError(
+                f"--resume finishes {slug} as it was made: {', '.join(given)} only describe a new tournament"
+            )
+        tournament = Tournament.objects.select_related("ladder").filter(slug=slug).first()
+        if tournament is None:
+            unfinished = list(
+                Tournament.objects.filter(status__in=[Tournament.Status.DRAFT, Tournament.Status.REGISTRATION,
+                                                      Tournament.Status.RUNNING])
+                .order_by("-created_at", "-id").values_list("slug", flat=True)[:5]
+            )
+            hint = f" (not finished: {', '.join(unfinished)})" if unfinished else ""
+            raise CommandError(f"no tournament with slug {slug!r} to resume{hint}")
+        if opts["game"]:
+            game = self._rules(opts["game"]).name
+            if game != tournament.game:
+                raise CommandError(f"{slug} plays {tournament.game}, not {game}")
+        if tournament.status == Tournament.Status.CANCELLED:
+            raise CommandError(f"{slug} was cancelled: there is nothing to finish")
+        if tournament.status == Tournament.Status.FINISHED:
+            console.print(f"[bold]{tournament.name}[/] ({slug}) is finished: nothing is left to play, and nothing "
+                          "is rated again.", soft_wrap=True)
+            print_standings(console, tournament)
+            board = leaderboard_table(tournament)
+            if board is not None:
+                console.print(board)
+            return None
+        console.print(f"resuming [bold]{slug}[/]: {progress_summary(tournament)}", soft_wrap=True)
         return tournament
+
+    # --- a new tournament ---
+
+    @staticmethod
+    def _rules(game: str):
+        import engine
+
+        try:
+            return engine.game(game)
+        except engine.UnknownGame as exc:
+            raise CommandError(str(exc)) from None
+
+    def _create(self, opts: dict, console: Console, eager: bool) -> Tournament:
+        """A new tournament, its ladder and entries, started: all in one transaction, so a field
+        that cannot start leaves nothing behind (its slug free for a corrected run)."""
+        if not opts["game"]:
+            raise CommandError("name the GAME to play (e.g. stoppa), or --resume SLUG to finish a tournament")
+        rules = self._rules(opts["game"])
+        table_size = opts["table_size"] or (4 if rules.min_players <= 4 <= rules.max_players else rules.min_players)
+        fmt = opts["format"] or "swiss"
+        seed = 1 if opts["seed"] is None else opts["seed"]
+        name = opts["name"] or f"{rules.title} {fmt.replace('_', ' ')} (seed {seed})"
+        slug = opts["slug"] or slugify(name)[:60] or "tournament"
+        try:
+            validate_slug(slug)
+        except ValidationError:
+            raise CommandError(f"--slug takes letters, digits, hyphens and underscores, not {slug!r}") from None
+        if len(slug) > Tournament._meta.get_field("slug").max_length:
+            raise CommandError(f"--slug is at most {Tournament._meta.get_field('slug').max_length} characters")
+        existing = Tournament.objects.filter(slug=slug).first()
+        if existing is not None:
+            raise CommandError(self._taken(existing))
+        bots = parse_bots(opts["bots"] or ["random:8"])
+        try:
+            # All or nothing: a refused entrant or a field that cannot start leaves no tournament
+            # (nor ladder) behind. Held, the matches are played here; else sent once committed.
+            with transaction.atomic(), held() if eager else contextlib.nullcontext():
+                ladder, note = self._ladder(rules, name, slug, opts)
+                tournament = tournament_create(
+                    name=name, slug=slug, game=rules.name, table_size=table_size, format=fmt,
+                    options=parse_pairs(opts["option"] or [], "--option"),
+                    format_config=parse_pairs(opts["format_option"] or [], "--format-option"),
+                    duplicate=opts["duplicate"], seed=seed, ladder=ladder,
+                )
+                for bot, count in bots:
+                    for i in range(1, count + 1):
+                        player = builtin_bot_get_or_create(bot=bot, name=f"{bot}-{i}" if count > 1 else bot)
+                        entry_add(tournament=tournament, player=player)
+                tournament = tournament_start(tournament=tournament)
+        except ServiceError as exc:
+            if exc.field == "slug":  # made meanwhile by another run
+                raise CommandError(self._taken(Tournament.objects.get(slug=slug))) from None
+            raise CommandError(f"{exc.field or 'request'}: {exc.message}") from None
+        console.print(
+            f"[bold]{tournament.name}[/] ({tournament.slug}): {tournament.entries.count()} entrants, {rules.title}, "
+            f"{tournament.format}, tables of {tournament.table_size}, seed {tournament.seed}", soft_wrap=True,
+        )
+        console.print(note, soft_wrap=True)
+        console.print(f"Ctrl-C stops after the match in hand; {resume_hint(tournament)} finishes it later.",
+                      highlight=False, soft_wrap=True)
+        return tournament
+
+    @staticmethod
+    def _taken(existing: Tournament) -> str:
+        if existing.status == Tournament.Status.FINISHED:
+            what = "is finished: --resume prints its standings"
+        elif existing.status == Tournament.Status.CANCELLED:
+            what = "was cancelled"
+        else:
+            what = f"is not finished ({progress_summary(existing)}): {resume_hint(existing)} finishes it"
+        return (
+            f"a tournament {existing.slug!r} already exists and {what}. A second run of the same event would rate "
+            "its players twice: to make another tournament, give it another --name or --slug (the default name "
+            "comes from the game, the format and the seed)"
+        )
+
+    def _ladder(self, rules, name: str, slug: str, opts: dict) -> tuple[RatingLadder, str]:
+        """The ladder a new tournament is rated on, and a line saying so. By default a fresh one
+        named after the tournament; a ladder that already exists (and may rate others) only when
+        --ladder names it."""
+        shared = opts["ladder"]
+        ladder_slug = shared or slug[: RatingLadder._meta.get_field("slug").max_length]
+        if not shared and current_ladder(ladder_slug) is not None:
+            raise CommandError(
+                f"a ladder {ladder_slug!r} already exists: a new tournament is rated on a fresh ladder named after "
+                f"it unless --ladder names one to share; pass --ladder {ladder_slug} to rate this one on it too, or "
+                "give the tournament another --slug"
+            )
+        try:
+            ladder = ladder_create(slug=ladder_slug, name=name if not shared else f"{rules.title} bots",
+                                   game=rules.name, system=opts["rating"] or "elo")
+        except ServiceError as exc:
+            raise CommandError(f"--ladder {ladder_slug}: {exc.message}") from None
+        if not shared:
+            return ladder, f"rated on a ladder of its own: {ladder_slug}"
+        changes = RatingChange.objects.filter(ladder=ladder).count()
+        others = list(ladder.tournaments.order_by("created_at", "id").values_list("slug", flat=True))
+        if not changes and not others:
+            return ladder, f"rated on ladder {ladder_slug} (v{ladder.version}), new"
+        listed = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        return ladder, (
+            f"rated on the shared ladder {ladder_slug} (v{ladder.version}), which already holds {changes} rating "
+            f"change(s) from {len(others)} other tournament(s): {listed or 'none'}"
+        )
