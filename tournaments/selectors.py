@@ -7,9 +7,10 @@ from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
 
-from tournaments import ratings, standings as standings_algo
+import engine
+from tournaments import formats, ratings, standings as standings_algo
 from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament
-from tournaments.services.tournaments import active_entrants, round_history, tournament_format
+from tournaments.services.pairing import tournament_format
 
 
 # --- what may be shown (docs/api.md, "What the API shows, and when") -----------------------------
@@ -168,6 +169,56 @@ def replay_available(match: Match) -> tuple[bool, str]:
 
 def match_log(match: Match) -> list[dict]:
     """The match's complete event log, rebuilt by replaying its record through the engine."""
-    import engine
-
     return engine.load(match.record).log
+
+
+# --- what the formats see -------------------------------------------------------------------
+
+
+def active_entrants(tournament: Tournament) -> list[int]:
+    """Player ids still competing, best seed first."""
+    return list(
+        tournament.entries.filter(withdrawn_at__isnull=True, disqualified="")
+        .order_by("seed_rank")
+        .values_list("player_id", flat=True)
+    )
+
+
+def round_history(tournament: Tournament, *, open_rounds: bool = False) -> list[formats.RoundResult]:
+    """Finished rounds as the formats see them: seats, places and scores of every table, in
+    the order the rounds and tables were made (elimination reads its seeding back from it).
+
+    With ``open_rounds``, rounds still being played come too, every seat of their tables tied
+    (place 1, score 0): for a format that does not read results (``uses_results``), which may
+    then make rounds ahead."""
+    rounds = tournament.rounds.order_by("number")
+    if not open_rounds:
+        rounds = rounds.filter(status=Round.Status.FINISHED)
+    made = list(rounds.values_list("pk", "number", "byes", "status"))
+    seats = (
+        Seat.objects.filter(match__round__in=[pk for pk, *_ in made])
+        .order_by("match__round__number", "match__table", "position")
+        .values_list("match__round_id", "match_id", "player_id", "place", "score")
+    )
+    finished = {pk for pk, _, _, status in made if status == Round.Status.FINISHED}
+    tables: dict[int, list[formats.TableResult]] = {pk: [] for pk, *_ in made}
+    rows: list[tuple] = []
+
+    def flush() -> None:
+        if rows:
+            played = rows[0][0] in finished
+            tables[rows[0][0]].append(
+                formats.TableResult(
+                    seats=tuple(r[2] for r in rows),
+                    places=tuple(r[3] if played else 1 for r in rows),
+                    scores=tuple(r[4] if played else 0 for r in rows),
+                )
+            )
+            rows.clear()
+
+    for row in seats:
+        if rows and row[1] != rows[0][1]:
+            flush()
+        rows.append(row)
+    flush()
+    return [formats.RoundResult(number=n, tables=tuple(tables[pk]), byes=tuple(byes)) for pk, n, byes, _ in made]

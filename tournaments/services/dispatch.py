@@ -15,8 +15,11 @@ import contextvars
 import math
 from collections.abc import Iterable, Iterator
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
+
+PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
 
 _held: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("held_matches", default=None)
 _kept: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("kept_matches", default=None)
@@ -77,10 +80,10 @@ def dispatch_matches(match_ids: Iterable[int]) -> None:
         kept.extend(chunks.pop(0))
 
     def send() -> None:
-        from tournaments import tasks
-
+        # By name: services never import the tasks that call them (tournaments/tasks.py).
+        play_matches = current_app.tasks[PLAY_MATCHES]
         for chunk in chunks:
-            tasks.play_matches.apply_async((chunk,), queue=queue)
+            play_matches.apply_async((chunk,), queue=queue)
 
     transaction.on_commit(send)
 

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from tournaments import formats, limits
 from tournaments.models import League, Player, Rating, RatingLadder, Season, Tournament
+from tournaments.selectors import tournament_standings
 
 from .errors import ServiceError
 from .seeds import derive_seed
@@ -131,8 +132,6 @@ def season_start(*, league: League, starts_at: datetime | None = None) -> Season
 def season_close_if_done(*, season: Season) -> bool:
     """End a season whose divisions have all finished: record next season's divisions (after
     promotion and relegation) and, for a continuous league, start it. Call in a transaction."""
-    from tournaments.selectors import tournament_standings
-
     season = Season.objects.select_for_update().get(pk=season.pk)
     if season.finished_at is not None:
         return False

@@ -32,8 +32,11 @@ from tournaments.models import AuditEvent, Match, Player, Result, Round, Seat, T
 from .bulk import bulk_set, bulk_set_rows
 from .dispatch import dispatch_matches, keep_one_batch
 from .errors import ServiceError
+from .ladders import ladder_apply_rounds
 from .players import player_bot
+from .schedule import next_round_due
 from .seeds import bot_seed
+from .tournaments import rounds_top_up
 
 log = logging.getLogger(__name__)
 
@@ -479,10 +482,6 @@ def rounds_close(*, tournament_id: int) -> list[Round]:
     tournament's row, so a round closes once; a round made ahead and played before an earlier
     one waits for it, so ratings never depend on the order matches finished in. Call inside a
     transaction; returns the rounds closed now."""
-    from .ladders import ladder_apply_rounds
-    from .schedule import next_round_due
-    from .tournaments import rounds_top_up
-
     tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
     playing = list(
         Round.objects.filter(tournament=tournament).exclude(status=Round.Status.FINISHED)

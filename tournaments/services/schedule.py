@@ -13,6 +13,8 @@ from django.utils import timezone
 from tournaments.models import Round, Season, Tournament
 
 from .errors import ServiceError
+from .leagues import season_close_if_done
+from .tournaments import round_create_next, tournament_start
 
 log = logging.getLogger(__name__)
 
@@ -38,8 +40,6 @@ def next_round_due(tournament: Tournament, now: datetime | None = None) -> bool:
 
 def schedule_tick(now: datetime | None = None) -> dict[str, int]:
     """Start due tournaments, open due rounds, close finished seasons. Returns counts."""
-    from .tournaments import round_create_next, tournament_start
-    from .leagues import season_close_if_done
 
     now = now or timezone.now()
     counts = {"started": 0, "rounds": 0, "seasons": 0}

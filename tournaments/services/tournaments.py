@@ -14,10 +14,13 @@ from django.utils import timezone
 
 import engine
 from tournaments import formats, limits, standings
+from tournaments.selectors import active_entrants, round_history
 from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Round, Seat, Tournament
 
 from .dispatch import batch_size, dispatch_matches
 from .errors import ServiceError
+from .pairing import make_format, tournament_format
+from .players import builtin_bots, builtin_problem
 from .seeds import derive_rng, derive_seed
 
 
@@ -52,43 +55,6 @@ def check_game(game: str, table_size: Any, options: Any) -> dict:
     return dict(options)
 
 
-def _make_format(name: str, config: dict, table_size: int, duplicate: bool, points_by_place: list | None = None):
-    """The tournament's format. One that scores (the Swiss: ``points``, ``bye_points``) scores as
-    the published standings do: the tournament's ``points_by_place`` (None or empty: the default,
-    N − place) and the standings' default bye value, whatever ``format_config`` says (a new
-    tournament's may only repeat them: :func:`check_format`)."""
-    if name not in formats.FORMATS:
-        raise ServiceError(f"format must be one of {', '.join(sorted(formats.FORMATS))}", "format")
-    if not isinstance(config, dict):
-        raise ServiceError("format_config must be an object", "format_config")
-    for reserved in ("seats", "duplicate"):
-        if reserved in config:
-            raise ServiceError(f"set {reserved!r} as the tournament's {'table_size' if reserved == 'seats' else reserved}, "
-                               "not in format_config", "format_config")
-    fields = {f.name for f in dataclasses.fields(formats.FORMATS[name])}
-    if "seats" in fields:
-        config = {**config, "seats": table_size}
-    elif table_size != 2:
-        raise ServiceError(f"{name} is played at tables of 2, not {table_size}", "table_size")
-    if "points" in fields:
-        points = list(points_by_place or standings.default_points_by_place(table_size))
-        try:
-            formats.base.check_points("points_by_place", points, table_size)
-        except ValueError as exc:
-            raise ServiceError(f"{exc}: the {name} pairs on the standings' points", "points_by_place") from None
-        config = {**config, "points": tuple(points), "bye_points": None}
-    try:
-        return formats.make_format(name, duplicate=duplicate, **config)
-    except (TypeError, ValueError) as exc:
-        raise ServiceError(str(exc), "format_config") from None
-
-
-def tournament_format(tournament: Tournament) -> formats.Format:
-    """The format that makes ``tournament``'s rounds, configured as the tournament says."""
-    return _make_format(tournament.format, tournament.format_config, tournament.table_size, tournament.duplicate,
-                        tournament.points_by_place)
-
-
 def check_format(name: str, config: Any, table_size: int, duplicate: bool, points_by_place: list | None = None):
     """A new tournament's (or league's) format: its settings within the service's bounds
     (tournaments.limits.check_format_config), then as the format checks them. Formats of
@@ -98,7 +64,7 @@ def check_format(name: str, config: Any, table_size: int, duplicate: bool, point
     them."""
     if isinstance(config, dict):
         limits.check_format_config(config)
-    fmt = _make_format(name, config, table_size, duplicate, points_by_place)
+    fmt = make_format(name, config, table_size, duplicate, points_by_place)
     fields = {f.name for f in dataclasses.fields(fmt)}
     given = config.get("points")
 
@@ -216,8 +182,6 @@ def _can_play(player: Player, game: str) -> None:
     if not player.active:
         raise ServiceError(f"{player.name} is not active", "player")
     if player.kind == Player.Kind.BOT and player.bot_kind == Player.BotKind.BUILTIN:
-        from .players import builtin_bots, builtin_problem
-
         if player.bot_config.get("bot") not in builtin_bots(game):
             raise ServiceError(f"built-in bot {player.bot_config.get('bot')!r} does not play {game}", "player")
         problem = builtin_problem(player.bot_config, game)
@@ -337,55 +301,6 @@ def entry_check_in(*, entry: Entry) -> Entry:
     Entry.objects.filter(pk=entry.pk).update(checked_in=True)
     entry.refresh_from_db()
     return entry
-
-
-def active_entrants(tournament: Tournament) -> list[int]:
-    """Player ids still competing, best seed first."""
-    return list(
-        tournament.entries.filter(withdrawn_at__isnull=True, disqualified="")
-        .order_by("seed_rank")
-        .values_list("player_id", flat=True)
-    )
-
-
-def round_history(tournament: Tournament, *, open_rounds: bool = False) -> list[formats.RoundResult]:
-    """Finished rounds as the formats see them: seats, places and scores of every table, in
-    the order the rounds and tables were made (elimination reads its seeding back from it).
-
-    With ``open_rounds``, rounds still being played come too, every seat of their tables tied
-    (place 1, score 0): for a format that does not read results (``uses_results``), which may
-    then make rounds ahead."""
-    rounds = tournament.rounds.order_by("number")
-    if not open_rounds:
-        rounds = rounds.filter(status=Round.Status.FINISHED)
-    made = list(rounds.values_list("pk", "number", "byes", "status"))
-    seats = (
-        Seat.objects.filter(match__round__in=[pk for pk, *_ in made])
-        .order_by("match__round__number", "match__table", "position")
-        .values_list("match__round_id", "match_id", "player_id", "place", "score")
-    )
-    finished = {pk for pk, _, _, status in made if status == Round.Status.FINISHED}
-    tables: dict[int, list[formats.TableResult]] = {pk: [] for pk, *_ in made}
-    rows: list[tuple] = []
-
-    def flush() -> None:
-        if rows:
-            played = rows[0][0] in finished
-            tables[rows[0][0]].append(
-                formats.TableResult(
-                    seats=tuple(r[2] for r in rows),
-                    places=tuple(r[3] if played else 1 for r in rows),
-                    scores=tuple(r[4] if played else 0 for r in rows),
-                )
-            )
-            rows.clear()
-
-    for row in seats:
-        if rows and row[1] != rows[0][1]:
-            flush()
-        rows.append(row)
-    flush()
-    return [formats.RoundResult(number=n, tables=tuple(tables[pk]), byes=tuple(byes)) for pk, n, byes, _ in made]
 
 
 @transaction.atomic

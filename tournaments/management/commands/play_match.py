@@ -17,6 +17,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tournaments import matchplay
+
+from .run_tournament import parse_pairs
+
 
 # Event types that open a hand, used when events carry no "hand" number: the first of these that
 # occurs in the log marks the start of every hand.
@@ -102,10 +106,6 @@ class Command(BaseCommand):
                             help="engine option, e.g. hands=2 (repeatable)")
 
     def handle(self, *args: Any, game: str, bots: list[str], seed: int, option: list[str], **opts: Any) -> None:
-        from tournaments import matchplay  # imports engine/ and bots/
-
-        from .run_tournament import parse_pairs
-
         match_options = parse_pairs(option, "--option")
         try:
             outcome = matchplay.play(game, bots, seed=seed, options=match_options)

@@ -34,14 +34,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+import engine
 from tournaments.models import Match, Player, RatingChange, RatingLadder, Round, Tournament
 from tournaments.services import ServiceError
 from tournaments.services.dispatch import dispatch_matches, held
 from tournaments.services.ladders import ladder_create
 from tournaments.services.matches import ClaimStatus, match_play_batch
 from tournaments.services.players import builtin_bot_get_or_create
-from tournaments.services.tournaments import active_entrants, entry_add, tournament_create, tournament_format, tournament_start
-from tournaments.selectors import current_ladder, ladder_leaderboard, tournament_standings
+from tournaments.services.pairing import tournament_format
+from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
+from tournaments.selectors import active_entrants, current_ladder, ladder_leaderboard, tournament_standings
 
 # The lease owner of the matches this command plays (eager mode). A run killed half way leaves
 # the matches it had claimed running under this name; --resume claims them again at once (a
@@ -461,8 +463,6 @@ class Command(BaseCommand):
 
     @staticmethod
     def _rules(game: str):
-        import engine
-
         try:
             return engine.game(game)
         except engine.UnknownGame as exc:
