@@ -164,7 +164,7 @@ def check_game_options(game: str, players: int, options: Mapping[str, Any], fiel
             continue
         if value is None:
             continue
-        if isinstance(value, bool) or not isinstance(value, int) or not bound.low <= value <= bound.high:
+        if not _within(value, bound.low, bound.high, whole=True):
             raise ServiceError(
                 f"option {name!r} must be from {bound.low} to {bound.high} in a tournament "
                 f"({bound.why}), got {value!r}",
@@ -261,6 +261,16 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
 
 
+def _whole(value: Any) -> bool:
+    """An int, never a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _within(value: Any, low: Any, high: Any, *, whole: bool) -> bool:
+    """``value`` is an integer (``whole``) or a finite number, from ``low`` to ``high``."""
+    return (_whole(value) if whole else _is_number(value)) and low <= value <= high
+
+
 def _range(low: Any, high: Any) -> str:
     return f"from {low} to {high}"
 
@@ -288,8 +298,7 @@ def check_bot_options(bot: str, options: Any, field: str = "bot_config.options")
             continue
         if spec.kind in ("int", "number"):
             whole = spec.kind == "int"
-            ok = (isinstance(value, int) and not isinstance(value, bool)) if whole else _is_number(value)
-            if not ok or not spec.low <= value <= spec.high:
+            if not _within(value, spec.low, spec.high, whole=whole):
                 what = "an integer" if whole else "a number"
                 why = f" ({spec.why})" if spec.why else ""
                 raise ServiceError(f"{where} must be {what} {_range(spec.low, spec.high)}{why}, got {value!r}",
@@ -390,15 +399,15 @@ def check_external_limits(limits: Any, field: str = "bot_config.limits") -> dict
                            f"{', '.join(EXTERNAL_LIMITS)}", "bot_config")
     for name, value in limits.items():
         bound = EXTERNAL_LIMITS[name]
-        ok = (isinstance(value, int) and not isinstance(value, bool)) if bound.whole else _is_number(value)
-        if not ok or not bound.low <= value <= bound.high:
+        if not _within(value, bound.low, bound.high, whole=bound.whole):
             what = "an integer" if bound.whole else "a number"
             raise ServiceError(f"{field}.{name} must be {what} of {bound.unit} {_range(bound.low, bound.high)}, "
                                f"got {value!r}", "bot_config")
     return dict(limits)
 
 
-def _check_keys(config: Mapping, accepted: Sequence[str], kind: str) -> None:
+def check_keys(config: Mapping, accepted: Sequence[str], kind: str) -> None:
+    """Refuse a bot_config key that bots of ``kind`` do not have, naming the ones they do."""
     unknown = sorted(str(k) for k in config if k not in accepted)
     if unknown:
         raise ServiceError(f"bot_config of {kind} bot has no key {', '.join(map(repr, unknown))}; "
@@ -463,7 +472,7 @@ def check_http_headers(headers: Any, field: str = "bot_config.headers") -> dict:
 
 def check_http_config(config: Mapping[str, Any]) -> dict:
     """An http bot's bot_config: ``url``, optional ``headers`` and ``limits``; nothing else."""
-    _check_keys(config, HTTP_KEYS, "an http")
+    check_keys(config, HTTP_KEYS, "an http")
     checked = {"url": check_http_url(config.get("url"))}
     if config.get("headers") is not None:
         checked["headers"] = check_http_headers(config["headers"])
@@ -476,7 +485,7 @@ def check_subprocess_config(config: Mapping[str, Any]) -> dict:
     """A subprocess bot's bot_config: ``command`` (an argv list of at most COMMAND_ARGS_MAX
     strings of at most COMMAND_ARG_MAX characters, no NUL, the program not empty) and optional
     ``limits``; nothing else."""
-    _check_keys(config, SUBPROCESS_KEYS, "a subprocess")
+    check_keys(config, SUBPROCESS_KEYS, "a subprocess")
     command = config.get("command")
     if not (isinstance(command, list) and command and all(isinstance(a, str) for a in command) and command[0]):
         raise ServiceError("bot_config.command must be a non-empty list of strings", "bot_config")
@@ -498,7 +507,7 @@ def check_subprocess_config(config: Mapping[str, Any]) -> dict:
 
 def check_int(value: Any, field: str, low: int, high: int, what: str = "") -> int:
     """An integer (not a bool) from ``low`` to ``high``; ``what`` says why the bound."""
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+    if not _within(value, low, high, whole=True):
         why = f" ({what})" if what else ""
         raise ServiceError(f"{field} must be an integer from {low} to {high}{why}, got {value!r}", field)
     return value
@@ -506,7 +515,7 @@ def check_int(value: Any, field: str, low: int, high: int, what: str = "") -> in
 
 def check_seed(value: Any, field: str = "seed") -> int:
     """A seed: 0 <= seed < 2**63 (a 64-bit column, and what derive_seed makes)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < SEED_LIMIT:
+    if not _within(value, 0, SEED_LIMIT - 1, whole=True):
         raise ServiceError(f"{field} must be an integer from 0 to 2**63 - 1 ({SEED_LIMIT - 1}), got {value!r}", field)
     return value
 
@@ -585,7 +594,7 @@ def check_format_config(config: Mapping[str, Any], field: str = "format_config")
     (FORMAT_NUMBERS); the format checks the rest."""
     for name, value in config.items():
         high = FORMAT_INT_MAX.get(name)
-        if high is not None and isinstance(value, int) and not isinstance(value, bool) and value > high:
+        if high is not None and _whole(value) and value > high:
             raise ServiceError(f"{name} must be at most {high} in a tournament, got {value}", field)
         if name in FORMAT_NUMBERS and value is not None:
             values = value if isinstance(value, list) else [value]

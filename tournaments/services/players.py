@@ -67,10 +67,7 @@ def _check_builtin_config(config: dict) -> dict:
     made once for each of its games, so what it refuses is refused now. A game it cannot play
     with these options (an ismcts budget above that game's ceiling, a rollout bot of another
     game) refuses it at entry."""
-    unknown = sorted(str(k) for k in config if k not in ("bot", "options"))
-    if unknown:
-        raise ServiceError(f"bot_config of a built-in bot has no key {', '.join(map(repr, unknown))}; "
-                           "its keys: bot, options", "bot_config")
+    limits.check_keys(config, ("bot", "options"), "a built-in")
     name = config.get("bot")
     known = sorted(builtin_bots())
     if name not in known:
