@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.db.models import Q
+
 from tournaments.models import ApiToken, League, Match, Player, RatingLadder, Tournament
 
 READ, ORGANISE, PLAY = ApiToken.Scope.READ, ApiToken.Scope.ORGANISE, ApiToken.Scope.PLAY
@@ -54,6 +56,14 @@ def _is_organiser(caller: Caller, event: Tournament | League | RatingLadder) -> 
     if isinstance(event, Tournament) and event.season_id is not None:
         return _is_organiser(caller, event.season.league)
     return False
+
+
+def organised_by(user, tournament: str = "") -> Q:
+    """:func:`_is_organiser` as a query on tournaments (``tournament``: the lookup path to them,
+    e.g. ``"match__round__tournament"``), for lists."""
+    at = f"{tournament}__" if tournament else ""
+    return (Q(**{f"{at}owner": user}) | Q(**{f"{at}organisers": user}) | Q(**{f"{at}season__league__owner": user})
+            | Q(**{f"{at}season__league__organisers": user}))
 
 
 def organises(caller: Caller, event: Tournament | League | RatingLadder) -> bool:

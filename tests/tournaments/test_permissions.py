@@ -337,3 +337,39 @@ def test_everyone_reads_every_public_endpoint_and_only_owners_see_secrets(world,
         assert ("s3cret" in answer.content.decode()) == (role in ("bot_owner", "staff") and "/players/" in url(world))
     tokens = client(world, role).get("/api/tokens/")
     assert tokens.status_code == (401 if role == "anonymous" else 200)
+
+
+def test_a_duplicate_tables_reported_result_is_shown_only_to_its_table_and_the_organisers(world):
+    # Every table of a duplicate round plays the same cards: a result reported at one table
+    # tells the others of the round something about theirs until the round is over.
+    User = get_user_model()
+    owners = [User.objects.create_user(f"dup-{i}") for i in range(8)]
+    people = [player_create(name=f"dup-{i}", kind="person", owner=owner) for i, owner in enumerate(owners)]
+    duplicate = tournament_create(name="dup", slug="dup", game="stoppa", table_size=4, format="swiss",
+                                  format_config={"rounds": 1}, options={"hands": 1}, duplicate=True,
+                                  owner=world.users["owner"])
+    for person in people:
+        entry_add(tournament=duplicate, player=person)
+    with held():
+        tournament_start(tournament=duplicate)
+    first, *others = Match.objects.filter(round__tournament=duplicate).order_by("table")
+    at_first = {seat.player.owner for seat in first.seats.all()}
+    # A player of the round who plays the same deal at another table, and never at this one.
+    seated_second = next(seat.player.owner for match in others if match.deal == first.deal
+                         for seat in match.seats.all() if seat.player.owner not in at_first)
+    seated_first = first.seats.order_by("position").first().player.owner
+    submission, _ = result_submit(match=first, scores=[10, 0, 0, -10], user=seated_first)
+
+    def shown_to(user):
+        c = APIClient()
+        if user is not None:
+            c.force_authenticate(user)
+        listed = [s["id"] for s in c.get("/api/submissions/").json()["results"]]
+        of_match = [s["id"] for s in c.get(f"/api/matches/{first.pk}/submissions/").json()["results"]]
+        one = c.get(f"/api/submissions/{submission.pk}/").status_code
+        return submission.pk in listed, submission.pk in of_match, one
+
+    for user in (None, world.users["stranger"], seated_second):
+        assert shown_to(user) == (False, False, 404)
+    for user in (seated_first, world.users["owner"], world.users["staff"]):
+        assert shown_to(user) == (True, True, 200)

@@ -316,13 +316,8 @@ def _visible_submissions(caller: rules.Caller):
     public = Q(match__deal__isnull=True) | Q(match__round__status="finished")
     if not caller.signed_in:
         return qs.filter(public)
-    user = caller.user
-    organiser = (
-        Q(match__round__tournament__owner=user) | Q(match__round__tournament__organisers=user)
-        | Q(match__round__tournament__season__league__owner=user)
-        | Q(match__round__tournament__season__league__organisers=user)
-    )
-    return qs.filter(public | organiser | Q(match__seats__player__owner=user)).distinct()
+    organiser = rules.organised_by(caller.user, "match__round__tournament")
+    return qs.filter(public | organiser | Q(match__seats__player__owner=caller.user)).distinct()
 
 
 class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
