@@ -406,10 +406,8 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
         if missing:
             raise Match.DoesNotExist(f"no match {sorted(missing)}")
         tournaments = {
-            pk: (status, game)
-            for pk, status, game in Tournament.objects.select_for_update()
+            t.pk: t for t in Tournament.objects.select_for_update()
             .filter(pk__in={m.round.tournament_id for m in matches.values()}).order_by("pk")
-            .values_list("pk", "status", "game")
         }
         reported = source == Result.Source.REPORTED
         # (seat id, position) of each match to record: written back as plain rows, no instances.
@@ -424,14 +422,14 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
             match = matches[outcome.match_id]
             if match.status == Match.Status.FINISHED:
                 continue
-            status, game = tournaments[match.round.tournament_id]
-            if status == Tournament.Status.CANCELLED:
+            tournament = tournaments[match.round.tournament_id]
+            if tournament.status == Tournament.Status.CANCELLED:
                 if reported:
                     raise ServiceError(f"the tournament of match {match.pk} is cancelled: no result is recorded",
                                        "match", code="conflict")
                 released.append(match)
                 continue
-            _check_result(match, outcome.scores, outcome.places, len(seats[match.pk]), reported=reported, game=game)
+            _check_result(match, outcome.scores, outcome.places, len(seats[match.pk]), reported=reported, game=tournament.game)
             forfeits = outcome.forfeits or {}
             for seat_id, i in seats[match.pk]:
                 reason, detail = forfeits.get(i, ("", ""))
@@ -471,18 +469,18 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
             bulk_set(finished, _MATCH_FIELDS)
             AuditEvent.objects.bulk_create(audits)
             for tournament_id in sorted({m.round.tournament_id for m in finished}):
-                rounds_close(tournament_id=tournament_id)
+                rounds_close(tournament=tournaments[tournament_id])
         return matches
 
 
-def rounds_close(*, tournament_id: int) -> list[Round]:
+def rounds_close(*, tournament: Tournament) -> list[Round]:
     """Close the rounds whose matches have all finished, in round order, up to the first one
     still being played: apply their ratings (round by round, table by table), then make the
     next rounds or finish the tournament (:func:`rounds_top_up`). Serialised on the
     tournament's row, so a round closes once; a round made ahead and played before an earlier
     one waits for it, so ratings never depend on the order matches finished in. Call inside a
-    transaction; returns the rounds closed now."""
-    tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
+    transaction that holds the tournament's row (select_for_update); returns the rounds closed
+    now."""
     playing = list(
         Round.objects.filter(tournament=tournament).exclude(status=Round.Status.FINISHED)
         .annotate(unplayed=Count("matches", filter=Q(matches__status__in=[Match.Status.PENDING, Match.Status.RUNNING])))
