@@ -20,7 +20,7 @@ from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, R
 from .dispatch import batch_size, dispatch_matches
 from .errors import ServiceError
 from .pairing import make_format, tournament_format
-from .players import builtin_bots, builtin_problem
+from .players import builtin_problem
 from .seeds import derive_rng, derive_seed
 
 
@@ -58,7 +58,7 @@ def check_game(game: str, table_size: Any, options: Any) -> dict:
 def check_format(name: str, config: Any, table_size: int, duplicate: bool, points_by_place: list | None = None):
     """A new tournament's (or league's) format: its settings within the service's bounds
     (tournaments.limits.check_format_config), then as the format checks them. Formats of
-    existing tournaments are made with :func:`_make_format` alone, so a bound never stops one
+    existing tournaments are made with :func:`pairing.make_format` alone, so a bound never stops one
     already running. A format that scores takes the tournament's ``points_by_place`` (None: the
     default) and the standings' bye value: ``format_config`` may repeat them, never contradict
     them."""
@@ -182,9 +182,7 @@ def _can_play(player: Player, game: str) -> None:
     if not player.active:
         raise ServiceError(f"{player.name} is not active", "player")
     if player.kind == Player.Kind.BOT and player.bot_kind == Player.BotKind.BUILTIN:
-        if player.bot_config.get("bot") not in builtin_bots(game):
-            raise ServiceError(f"built-in bot {player.bot_config.get('bot')!r} does not play {game}", "player")
-        problem = builtin_problem(player.bot_config, game)
+        problem = builtin_problem(player.bot_config, game)  # the bot plays the game, its options fit
         if problem is not None:
             raise ServiceError(f"{player.name} cannot play {game}: {problem}", "player")
 
