@@ -95,8 +95,9 @@ def main() -> None:
     from tournaments.models import Match, Player, Tournament
     from tournaments.services.ladders import ladder_create
     from tournaments.services.players import builtin_bot_get_or_create, player_bot, player_create
-    from tournaments.services.seeds import derive_seed
+    from tournaments.services.seeds import bot_seed
     from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
+    from tournaments.services import dispatch
     from django.utils import timezone
 
     workers = []
@@ -137,7 +138,8 @@ def main() -> None:
             for player in entrants:
                 entry_add(tournament=tournament, player=player)
             started = timezone.now()
-            tournament_start(tournament=tournament)
+            _, progress = tournament_start(tournament=tournament)
+            dispatch.send(progress.to_play)  # as the API's start does
             # The end is when the worker's last transaction stamped the tournament finished
             # (same host, same clock), so the polling, kept slow so as not to take CPU from the
             # worker and the database, does not count.
@@ -152,7 +154,7 @@ def main() -> None:
             t0 = time.perf_counter()
             for match in matches:
                 seats = sorted(match.seats.all(), key=lambda s: s.position)
-                players = [player_bot(s.player, game=args.game, seed=derive_seed(match.seed, "bot", s.position))
+                players = [player_bot(s.player, game=args.game, seed=bot_seed(match.seed, s.position))
                            for s in seats]
                 bots.runner.play_match(args.game, players, seed=match.seed, options=tournament.options)
             return len(matches), time.perf_counter() - t0

@@ -254,7 +254,7 @@ class Match(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     # Plays of this match that started: charged when a worker records it, or, for a match
     # whose earlier worker died (``interrupted``), before its worker starts it. A match that
-    # reaches MATCH_MAX_ATTEMPTS without a result is given up (services.matches).
+    # reaches MATCH_MAX_ATTEMPTS without a result is given up (services.leases).
     attempts = models.PositiveIntegerField(default=0)
     # Times a worker holding it died or lost its lease before recording it. Such a match is
     # played alone and charged first, so the one that kills its worker is found out, and the

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
+import operator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Prefetch, Q, QuerySet
+from django.utils import timezone
 
 import engine
 from tournaments import formats, ratings, standings as standings_algo
@@ -37,33 +41,27 @@ def tournament_seed_public(tournament: Tournament) -> bool:
     return tournament.status == Tournament.Status.FINISHED
 
 
-def tournament_table_results(tournament: Tournament) -> tuple[list[standings_algo.TableResult], list[int]]:
+def tournament_table_results(tournament: Tournament) -> tuple[list[formats.TableResult], list[int]]:
     """Every table of the tournament whose outcome is public (:func:`outcome_public`), as the
     standings see it, and every bye."""
-    tables = []
     public = Match.objects.filter(OUTCOME_PUBLIC, round__tournament=tournament)
     seats = (
         Seat.objects.filter(match__in=public)
         .order_by("match__round__number", "match__table", "position")
         .values_list("match_id", "player_id", "place", "score")
     )
-    current, rows = None, []
-    for match_id, player_id, place, score in seats:
-        if match_id != current and rows:
-            tables.append(_table(rows))
-            rows = []
-        current = match_id
-        rows.append((player_id, place, score))
-    if rows:
-        tables.append(_table(rows))
+    tables = [table for _, table in table_results(seats)]
     byes = [p for rnd in tournament.rounds.order_by("number") for p in rnd.byes]
     return tables, byes
 
 
-def _table(rows: list[tuple[int, int, int]]) -> standings_algo.TableResult:
-    return standings_algo.TableResult(
-        seats=tuple(r[0] for r in rows), places=tuple(r[1] for r in rows), scores=tuple(r[2] for r in rows)
-    )
+def table_results(rows: Iterable[tuple]) -> Iterator[tuple[Any, formats.TableResult]]:
+    """Seat rows ``(table key, player id, place, score)``, sorted by table and then seat, as
+    (table key, TableResult): the one place a table's result is built from its seats."""
+    for key, seats in itertools.groupby(rows, key=operator.itemgetter(0)):
+        seats = list(seats)
+        yield key, formats.TableResult(seats=tuple(r[1] for r in seats), places=tuple(r[2] for r in seats),
+                                       scores=tuple(r[3] for r in seats))
 
 
 @dataclass(frozen=True)
@@ -172,6 +170,38 @@ def match_log(match: Match) -> list[dict]:
     return engine.load(match.record).log
 
 
+# --- what is left to play -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LeaseHeld:
+    """A bot match another worker's live lease holds."""
+
+    match_id: int
+    owner: str
+    expires_at: Any  # datetime
+
+
+def open_bot_matches(tournament: Tournament, owner: str) -> tuple[list[int], list[LeaseHeld]]:
+    """The tournament's bot matches still to play, in round and table order, split in two:
+    those ``owner`` may play now — pending, or running but leased to ``owner`` (a run killed
+    half way left them so) or with their lease run out (a dead worker) — and those someone
+    else's live lease holds."""
+    now = timezone.now()
+    rows = (
+        Match.objects.filter(round__tournament=tournament, status__in=[Match.Status.PENDING, Match.Status.RUNNING])
+        .exclude(seats__player__kind=Player.Kind.PERSON)
+        .order_by("round__number", "table")
+        .values_list("pk", "status", "lease_owner", "lease_expires_at")
+    )
+    playable, held = [], []
+    for pk, status, lease_owner, expires in rows:
+        if status == Match.Status.PENDING or lease_owner == owner or expires is None or expires <= now:
+            playable.append(pk)
+        else:
+            held.append(LeaseHeld(pk, lease_owner, expires))
+    return playable, held
+
+
 # --- what the formats see -------------------------------------------------------------------
 
 
@@ -202,23 +232,8 @@ def round_history(tournament: Tournament, *, open_rounds: bool = False) -> list[
     )
     finished = {pk for pk, _, _, status in made if status == Round.Status.FINISHED}
     tables: dict[int, list[formats.TableResult]] = {pk: [] for pk, *_ in made}
-    rows: list[tuple] = []
-
-    def flush() -> None:
-        if rows:
-            played = rows[0][0] in finished
-            tables[rows[0][0]].append(
-                formats.TableResult(
-                    seats=tuple(r[2] for r in rows),
-                    places=tuple(r[3] if played else 1 for r in rows),
-                    scores=tuple(r[4] if played else 0 for r in rows),
-                )
-            )
-            rows.clear()
-
-    for row in seats:
-        if rows and row[1] != rows[0][1]:
-            flush()
-        rows.append(row)
-    flush()
+    for (round_id, _), table in table_results(((r[0], r[1]), *r[2:]) for r in seats):
+        if round_id not in finished:  # still being played: every seat tied
+            table = formats.TableResult.unplayed(table.seats)
+        tables[round_id].append(table)
     return [formats.RoundResult(number=n, tables=tuple(tables[pk]), byes=tuple(byes)) for pk, n, byes, _ in made]

@@ -137,13 +137,13 @@ LOGGING = {
 }
 
 # A worker owns a match it plays for this long; a match whose worker died is played again
-# once its lease has run out (tournaments.services.matches).
+# once its lease has run out (tournaments.services.leases).
 MATCH_LEASE_SECONDS = float(os.environ.get("MATCH_LEASE_SECONDS", "300"))
 # The Celery queue bot matches are sent to (workers consume it: `celery worker -Q celery`).
 MATCH_QUEUE = os.environ.get("MATCH_QUEUE", "celery")
 # Bot matches go to the workers in batches of at most MATCH_BATCH_SIZE, a round spread over at
 # least MATCH_BATCH_SPREAD tasks (set it to the number of worker processes); a worker records
-# what it has played every MATCH_FLUSH_SECONDS (tournaments.services.dispatch and .matches).
+# what it has played every MATCH_FLUSH_SECONDS (tournaments.services.dispatch and .play).
 MATCH_BATCH_SIZE = int(os.environ.get("MATCH_BATCH_SIZE", "20"))
 MATCH_BATCH_SPREAD = int(os.environ.get("MATCH_BATCH_SPREAD", "4"))
 MATCH_FLUSH_SECONDS = float(os.environ.get("MATCH_FLUSH_SECONDS", "1.0"))
@@ -155,8 +155,9 @@ MATCH_BATCH_MAX = int(os.environ.get("MATCH_BATCH_MAX", "200"))
 # far, it would play it in less than this: sharing so short a round costs more than it saves.
 MATCH_SPLIT_SECONDS = float(os.environ.get("MATCH_SPLIT_SECONDS", "0.5"))
 # A bot round robin (rounds that do not depend on results) keeps this many matches made ahead
-# of those played, so workers never wait for a round to close; unset: two batches for each of
-# MATCH_BATCH_SPREAD workers; 0: one round at a time (tournaments.services.tournaments).
+# of those played, so workers never wait for a round to close; unset: two of the largest
+# batches (MATCH_BATCH_MAX) for each of MATCH_BATCH_SPREAD workers; 0: one round at a time
+# (tournaments.services.rounds).
 ROUNDS_AHEAD_MATCHES = int(os.environ["ROUNDS_AHEAD_MATCHES"]) if os.environ.get("ROUNDS_AHEAD_MATCHES") else None
 # A match claimed this many times without a result (its worker died or it raised each time)
 # is left for an organiser to retry (POST /api/matches/{id}/retry/).

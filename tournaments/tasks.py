@@ -11,7 +11,9 @@ from celery import shared_task
 from celery.signals import worker_init, worker_shutdown, worker_shutting_down
 from django.conf import settings
 
-from tournaments.services.matches import ClaimStatus, match_play, match_play_batch, matches_reclaim
+from tournaments.services import dispatch
+from tournaments.services.leases import ClaimStatus, matches_reclaim
+from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.schedule import schedule_tick
 
 
@@ -52,7 +54,7 @@ def worker_stopping() -> bool:
 
 @shared_task(acks_late=True, ignore_result=True)
 def play_matches(match_ids: list[int]) -> None:
-    """Play a batch of a tournament's bot matches and record them (services.matches.
+    """Play a batch of a tournament's bot matches and record them (services.play.
     match_play_batch). Matches another live worker holds are handed to ``play_match``, which
     waits for that lease to run out; finished ones are skipped, so running this twice is safe."""
     claims = match_play_batch(match_ids=match_ids, owner=_worker_name(), should_stop=worker_stopping)
@@ -77,11 +79,16 @@ def play_match(self, match_id: int) -> str:
 @shared_task(acks_late=True)
 def reclaim_matches() -> list[int]:
     """Periodic (Celery beat): hand back matches whose worker died, resend lost ones."""
-    return matches_reclaim()
+    ids = matches_reclaim()
+    dispatch.send(ids)
+    return ids
 
 
 @shared_task(acks_late=True)
 def tick() -> dict:
     """Periodic (Celery beat): start tournaments at their hour, open rounds of periodic
-    tournaments (league divisions) when due, end finished seasons."""
-    return schedule_tick()
+    tournaments (league divisions) when due, end finished seasons; their bot matches go to
+    the workers."""
+    ticked = schedule_tick()
+    dispatch.send(ticked.progress.to_play)
+    return ticked.counts()

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from tournaments import selectors
 from tournaments.models import Match, Rating, RatingChange
-from tournaments.services.dispatch import held
 from tournaments.services.ladders import ladder_create
-from tournaments.services.matches import match_play, pending_bot_matches
+from tournaments.services.play import tournament_play_out
 from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
@@ -30,29 +29,20 @@ def make_tournament(players, *, slug="club-night", game="sette_e_mezzo", table_s
 
 def play_out(tournament, owner="test"):
     """Start (if needed) and play every bot match in this process, as run_tournament does
-    in eager mode. Returns the number of matches played."""
-    played = 0
+    in eager mode (services.play.tournament_play_out). Returns the number of matches played."""
     tournament.refresh_from_db()
-    with held():
-        if tournament.status == "registration":
-            tournament_start(tournament=tournament)
-        while True:
-            pending = pending_bot_matches(tournament)
-            if not pending:
-                break
-            for match_id in pending:
-                match_play(match_id=match_id, owner=owner)
-                played += 1
+    if tournament.status == "registration":
+        tournament_start(tournament=tournament)  # nothing is sent: the matches are played here
+    played = tournament_play_out(tournament=tournament, owner=owner).played
     tournament.refresh_from_db()
     return played
 
 
 def started_round_robin(n: int = 4):
-    """A started round robin of ``n`` random bots at tables of 4, nothing played (the workers'
-    messages held back). Returns (tournament, round 1's matches by table)."""
+    """A started round robin of ``n`` random bots at tables of 4, nothing played (services
+    send nothing: the caller does). Returns (tournament, round 1's matches by table)."""
     tournament = make_tournament(bot_players(n), format="round_robin", format_config={})
-    with held():
-        tournament_start(tournament=tournament)
+    tournament_start(tournament=tournament)
     return tournament, list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("table"))
 
 

@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tournaments.models import Match, Tournament
+from tournaments.models import Match, Player, Tournament
+from tournaments.services.leagues import league_create, league_join
+from tournaments.services.leases import match_claim
+from tournaments.services.play import tournament_play_out
+from tournaments.services.players import player_create
+from tournaments.services.results import result_confirm, result_submit
+from tournaments.services.tournaments import tournament_start
 
-from .helpers import bot_players, play_out
+from .helpers import bot_players, make_tournament, play_out
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
@@ -166,7 +176,6 @@ def test_an_http_bot_on_the_services_own_network_is_refused(organiser, url):
 
 
 def test_listed_hosts_may_be_private_and_other_bots_are_called_at_public_addresses_only(organiser, settings):
-    from tournaments.models import Player
     from tournaments.services.players import player_bot
 
     settings.HTTP_BOTS_ALLOWED_HOSTS = ["bots.club.lan", "127.0.0.1"]
@@ -178,28 +187,126 @@ def test_listed_hosts_may_be_private_and_other_bots_are_called_at_public_address
     assert public_only == {"lan": False, "loop": False, "abroad": True}
 
 
-def test_an_organiser_retries_a_match_that_was_given_up_but_not_a_finished_one(organiser, settings):
-    from datetime import timedelta
-
-    from django.utils import timezone
-
-    from tournaments.services.dispatch import held
-    from tournaments.services.matches import match_claim
-
+def test_an_organiser_retries_a_match_that_was_given_up_but_not_a_finished_one(
+        organiser, settings, sent, django_capture_on_commit_callbacks):
     settings.MATCH_MAX_ATTEMPTS = 1
     tournament = create_tournament(organiser).json()
     for player in bot_players(4):
         organiser.post(f"/api/tournaments/{tournament['id']}/entries/", {"player": player.pk}, format="json")
-    with held():
-        assert organiser.post(f"/api/tournaments/{tournament['id']}/start/").status_code == 200
+    assert organiser.post(f"/api/tournaments/{tournament['id']}/start/").status_code == 200
     match = Match.objects.get()
     match_claim(match_id=match.pk, owner="dead")
     Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
-    with held() as sent:
+    with django_capture_on_commit_callbacks(execute=True):
         answer = organiser.post(f"/api/matches/{match.pk}/retry/")
     assert answer.status_code == 200, answer.json()
-    assert sent == [match.pk] and answer.json()["status"] == "pending"
+    assert sent == [[match.pk]] and answer.json()["status"] == "pending"
 
     play_out(Tournament.objects.get(pk=tournament["id"]))
     answer = organiser.post(f"/api/matches/{match.pk}/retry/")
     assert answer.status_code == 409 and "finished" in answer.json()["status"][0]
+
+
+# --- the bot matches a request makes go to the workers -------------------------------------------
+#
+# Services never send anything: each view that makes rounds sends their bot matches
+# (dispatch.send), once its transaction commits. Each case below prepares an event with
+# services, then makes the request; the test checks that exactly the bot-only matches the
+# request made (or the match it retried) went to the workers, once each, in round and table
+# order, after the commit and not before, and that no match with a person at it ever did.
+
+def _organiser():
+    return get_user_model().objects.get(username="organiser")  # the organiser fixture's user
+
+
+def _mixed_swiss(slug):
+    """A swiss of 4 people (first seeds) and 8 bots at tables of 4, run by the organiser: its
+    first round has two tables of people and one of bots."""
+    people = [player_create(name=f"{slug}-p{i}", kind="person", owner=_organiser()) for i in range(4)]
+    return make_tournament(people + bot_players(8), slug=slug, format="swiss", format_config={"rounds": 3},
+                           ladder_slug=None, owner=_organiser())
+
+
+def _bot_round_robin():
+    """A started round robin of 8 bots, run by the organiser, with its rounds made ahead."""
+    tournament = make_tournament(bot_players(8), format="round_robin", format_config={}, ladder_slug=None,
+                                 owner=_organiser())
+    tournament_start(tournament=tournament)  # what it makes is sent by its caller, not here
+    assert tournament.rounds.count() > 1  # rounds made ahead, for the withdrawal to remake
+    return tournament
+
+
+def _start(organiser):
+    tournament = _mixed_swiss("mixed")
+    return lambda: organiser.post(f"/api/tournaments/{tournament.pk}/start/"), None
+
+
+def _withdraw(organiser):
+    entry = _bot_round_robin().entries.order_by("seed_rank").last()
+    return lambda: organiser.post(f"/api/entries/{entry.pk}/withdraw/"), None
+
+
+def _disqualify(organiser):
+    entry = _bot_round_robin().entries.order_by("seed_rank").first()
+    return lambda: organiser.post(f"/api/entries/{entry.pk}/disqualify/", {"reason": "marked cards"},
+                                  format="json"), None
+
+
+def _confirm(organiser):
+    """Round 1 of the mixed swiss played but for one table of people, its result reported:
+    confirming it closes the round, and round 2 has a table of bots as well as people's."""
+    tournament = _mixed_swiss("mixed")
+    tournament_start(tournament=tournament)
+    tournament_play_out(tournament=tournament, owner="test")  # the bots' table
+    scorer = get_user_model().objects.create_user("scorer")
+    first, last = Match.objects.filter(round__tournament=tournament, status="pending").order_by("table")
+    submission, _ = result_submit(match=first, scores=[10, 0, 0, -10], user=scorer)
+    result_confirm(submission=submission, user=_organiser())
+    submission, _ = result_submit(match=last, scores=[10, 0, 0, -10], user=scorer)
+    return lambda: organiser.post(f"/api/submissions/{submission.pk}/confirm/"), None
+
+
+def _season(organiser):
+    """A league of 3 bots and 3 people in divisions of 3: the bots (first by name) make
+    division 1, the people division 2."""
+    league = league_create(name="Lega", slug="lega", game="sette_e_mezzo", table_size=3, division_size=3,
+                           round_interval=timedelta(days=7), promote=1, relegate=1, owner=_organiser())
+    people = [player_create(name=f"person-{i}", kind="person", owner=_organiser()) for i in range(3)]
+    for player in bot_players(3) + people:
+        league_join(league=league, player=player)
+    return lambda: organiser.post(f"/api/leagues/{league.pk}/seasons/"), None
+
+
+def _retry(organiser):
+    """A bot match whose worker died holding it on its last allowed attempt: given up."""
+    tournament = make_tournament(bot_players(4), format_config={"rounds": 1}, ladder_slug=None,
+                                 owner=_organiser())
+    tournament_start(tournament=tournament)
+    match = Match.objects.get(round__tournament=tournament)
+    match_claim(match_id=match.pk, owner="dead")
+    Match.objects.filter(pk=match.pk).update(attempts=django_settings.MATCH_MAX_ATTEMPTS,
+                                             lease_expires_at=timezone.now() - timedelta(seconds=1))
+    return lambda: organiser.post(f"/api/matches/{match.pk}/retry/"), [match.pk]
+
+
+@pytest.mark.parametrize("case", [_start, _withdraw, _disqualify, _confirm, _season, _retry],
+                         ids=["start", "withdraw", "disqualify", "confirm", "season", "retry"])
+def test_the_bot_matches_a_request_makes_are_sent_to_the_workers_once_after_its_commit(
+        case, organiser, sent, django_capture_on_commit_callbacks):
+    request, retried = case(organiser)
+    before = set(Match.objects.values_list("pk", flat=True))
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = request()
+        assert sent == []  # not before the commit: a worker must find the rows
+    assert answer.status_code in (200, 201), answer.json()
+
+    made = list(Match.objects.exclude(pk__in=before)
+                .order_by("round__tournament_id", "round__number", "table").values_list("pk", flat=True))
+    with_people = set(Match.objects.filter(seats__player__kind=Player.Kind.PERSON).values_list("pk", flat=True))
+    expected = retried if retried is not None else [pk for pk in made if pk not in with_people]
+    assert expected, "the request made no bot match: the case tests nothing"
+    sent_ids = [pk for batch in sent for pk in batch]
+    assert sent_ids == expected  # each once, in round and table order
+    assert not with_people & set(sent_ids)
+    if case in (_start, _confirm, _season):  # people's tables were made too, and told, not sent
+        assert with_people & set(made)

@@ -4,15 +4,17 @@ time in a few queries, with the same outcome as playing the matches one by one."
 from __future__ import annotations
 
 import pytest
-from django.db import connection
+from celery import current_app
+from django.conf import settings as django_settings
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from tournaments.models import Match, Result, Seat
-from tournaments.services import ServiceError
-from tournaments.services.dispatch import batch_size, batches, held, keep_one_batch
-from tournaments.services.matches import (
-    Outcome, match_claim, match_play_batch, match_record_result, matches_record_results, pending_bot_matches,
-)
+from tournaments.models import Match, Player, Result, Seat
+from tournaments.services import ServiceError, dispatch
+from tournaments.services.dispatch import batch_size, batches
+from tournaments.services.leases import match_claim
+from tournaments.services.play import match_play_batch
+from tournaments.services.recording import Outcome, match_record_result, matches_record_results
 from tournaments.services.tournaments import tournament_start
 
 from .helpers import bot_players, make_tournament, outcome, play_out, started_round_robin
@@ -32,14 +34,28 @@ def test_batches_cover_every_match_once_in_order_within_the_limits(n, size, spre
         assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
 
 
+def _pending(tournament) -> list[int]:
+    """The tournament's bot matches nobody has claimed, in round and table order."""
+    return list(
+        Match.objects.filter(round__tournament=tournament, status=Match.Status.PENDING)
+        .exclude(seats__player__kind=Player.Kind.PERSON)
+        .order_by("round__number", "table")
+        .values_list("pk", flat=True)
+    )
+
+
 def _play_in_batches(tournament, owner="batch-worker"):
+    """Give a worker the tournament's pending matches as one batch until none is left. The
+    worker plays on with the first batch of the rounds it opens (services.play); what it sends
+    to the broker is never published (the test never commits) and is pending for the next
+    batch. Returns the number of matches played."""
     played = 0
-    with held():
-        tournament_start(tournament=tournament)
-        while pending := pending_bot_matches(tournament):
-            claims = match_play_batch(match_ids=pending, owner=owner)
-            assert {c.status for c in claims.values()} == {"finished"}
-            played += len(pending)
+    tournament_start(tournament=tournament)
+    while pending := _pending(tournament):
+        claims = match_play_batch(match_ids=pending, owner=owner)
+        assert set(pending) <= set(claims)
+        assert {c.status for c in claims.values()} == {"finished"}
+        played += len(claims)
     tournament.refresh_from_db()
     return played
 
@@ -102,19 +118,30 @@ def test_one_bad_result_in_a_batch_records_none_of_it():
     assert set(Match.objects.values_list("status", flat=True)) == {Match.Status.PENDING}
 
 
+def _broker(monkeypatch) -> list[list[int]]:
+    """Replace the broker by a list: the batches play_matches tasks are published with."""
+    sent: list[list[int]] = []
+
+    def apply_async(args, **kw):
+        assert kw.get("queue") == django_settings.MATCH_QUEUE
+        sent.append(list(args[0]))
+
+    monkeypatch.setattr(current_app.tasks[dispatch.PLAY_MATCHES], "apply_async", apply_async)
+    return sent
+
+
 def _first_round_played_by_one_worker(monkeypatch, capture):
     """Start a 16-bot Swiss (4 tables a round, 3 rounds), let worker w1 play round 1 as one
     batch, with the broker replaced by a list. Returns (tournament, round 1's claims, the
     batches sent to the broker)."""
-    from tournaments import tasks
-
     tournament = make_tournament(bot_players(16), seed=4)
-    with held() as first_round:
-        tournament_start(tournament=tournament)
-    sent = []
-    monkeypatch.setattr(tasks.play_matches, "apply_async", lambda args, **kw: sent.append(list(args[0])))
+    _, progress = tournament_start(tournament=tournament)
+    first_round = list(progress.to_play)
+    assert first_round == _round(1)
+    sent = _broker(monkeypatch)
     with capture(execute=True):
         claims = match_play_batch(match_ids=first_round, owner="w1")
+        assert sent == []  # nothing is published before the worker's transactions commit
     tournament.refresh_from_db()
     return tournament, first_round, claims, sent
 
@@ -185,11 +212,53 @@ def test_a_worker_that_knows_its_matches_are_short_sends_them_in_larger_batches(
     settings.MATCH_BATCH_SIZE = 20
     settings.MATCH_BATCH_SECONDS = 1.0
     settings.MATCH_BATCH_MAX = 200
+    settings.MATCH_BATCH_SPREAD = 2
     assert batch_size() == 20  # no pace known (a tournament's start, an API call)
-    with keep_one_batch(match_seconds=0.02):
-        assert batch_size() == 50  # a second of 20 ms matches
-        assert batches(list(range(100)), size=batch_size(), spread=2) == [list(range(50)), list(range(50, 100))]
-    with keep_one_batch(match_seconds=0.001):
-        assert batch_size() == 200  # capped
-    with keep_one_batch(match_seconds=2.0):
-        assert batch_size() == 20  # long matches keep the default, shared among the workers
+    assert batch_size(pace=0.02) == 50  # a second of 20 ms matches
+    assert batches(list(range(100)), size=batch_size(pace=0.02), spread=2) == [list(range(50)), list(range(50, 100))]
+    assert dispatch.split(range(100), pace=0.02).rest == [list(range(50)), list(range(50, 100))]
+    assert dispatch.split(range(100)).rest == [list(range(k, k + 20)) for k in range(0, 100, 20)]
+    assert batch_size(pace=0.001) == 200  # capped
+    assert batch_size(pace=2.0) == 20  # long matches keep the default, shared among the workers
+
+
+def test_a_worker_keeps_a_whole_round_it_would_play_quickly_and_only_the_first_batch_otherwise(settings):
+    settings.MATCH_SPLIT_SECONDS = 1.0
+    settings.MATCH_BATCH_SPREAD = 2
+    settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_SECONDS, settings.MATCH_BATCH_MAX = 20, 1.0, 200
+    ids = list(range(100, 110))
+    # 10 matches of 50 ms: half a second, under MATCH_SPLIT_SECONDS: all kept, nothing sent.
+    assert dispatch.split(ids, pace=0.05, keep=True) == dispatch.Split(kept=ids, rest=[])
+    # 10 matches of 100 ms (1 s, not under it) or 200 ms: the round is shared, the first batch kept.
+    for pace in (0.1, 0.2):
+        assert dispatch.split(ids, pace=pace, keep=True) == dispatch.Split(kept=ids[:5], rest=[ids[5:]])
+    # Without keep (nobody plays them here), nothing is kept, however short the matches.
+    assert dispatch.split(ids, pace=0.05) == dispatch.Split(kept=[], rest=[ids[:5], ids[5:]])
+    # Nor without a pace.
+    assert dispatch.split(ids, keep=True) == dispatch.Split(kept=ids[:5], rest=[ids[5:]])
+    assert dispatch.split([], pace=0.05, keep=True) == dispatch.Split(kept=[], rest=[])
+
+
+def test_batches_are_published_one_task_each_once_the_transaction_commits(monkeypatch,
+                                                                          django_capture_on_commit_callbacks):
+    sent = _broker(monkeypatch)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        dispatch.send_batches([[1, 2], [], [3]])
+        assert sent == []  # not before the commit: a worker must find the rows
+    assert len(callbacks) == 1
+    assert sent == [[1, 2], [3]]  # one task per batch, empty ones left out
+
+    # A transaction rolled back publishes nothing.
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with pytest.raises(RuntimeError), transaction.atomic():
+            dispatch.send_batches([[4, 5]])
+            raise RuntimeError("rolled back")
+    assert callbacks == [] and sent == [[1, 2], [3]]
+
+    # send: the same, cut into batches first.
+    with django_capture_on_commit_callbacks(execute=True):
+        dispatch.send([6, 7, 8])
+        dispatch.send([])
+        assert sent == [[1, 2], [3]]
+    assert sent[2:] == dispatch.split([6, 7, 8]).rest
+    assert [i for chunk in sent[2:] for i in chunk] == [6, 7, 8]

@@ -334,7 +334,7 @@ def check_owner_secrets(data: Any, may_see) -> list[str]:
 def live_match(seat: int) -> tuple[engine.State, int]:
     """The engine state the runner is playing, whose turn is ``seat``'s (the ``state`` of
     bots.runner.play_match), and the id of the match the worker is playing (the ``match`` of
-    tournaments.services.matches): found on the call stack. Only the test looks at them, to
+    tournaments.services.play): found on the call stack. Only the test looks at them, to
     know what each caller is entitled to see and which table the spy sits at (duplicate
     tables share their seed, so the seed does not tell)."""
     state = match = None
@@ -348,7 +348,7 @@ def live_match(seat: int) -> tuple[engine.State, int]:
         frame = frame.f_back
     if state is None or match is None:
         raise AssertionError("the spy found no live engine state and match on the stack: have bots.runner or "
-                             "services.matches changed?")
+                             "services.play changed?")
     assert match.seed == state.seed, (match.pk, match.seed, state.seed)
     return state, match.pk
 

@@ -10,11 +10,10 @@ from django.contrib.auth import get_user_model
 import bots.runner
 from tournaments.models import AuditEvent, Match, RatingChange, Result, ResultSubmission, Seat, Tournament
 from tournaments.services import ServiceError
-from tournaments.services.dispatch import held
-from tournaments.services.matches import (
-    Outcome, match_claim, match_play_batch, match_record_result, match_retry, matches_record_results,
-)
+from tournaments.services.leases import match_claim, match_retry
+from tournaments.services.play import match_play_batch
 from tournaments.services.players import player_create
+from tournaments.services.recording import Outcome, match_record_result, matches_record_results
 from tournaments.services.results import result_confirm, result_reject, result_submit
 from tournaments.services.tournaments import tournament_cancel, tournament_start
 
@@ -125,8 +124,8 @@ def test_a_game_that_is_not_zero_sum_takes_any_total_but_places_still_follow(use
 
 def test_a_played_result_keeps_its_places_a_forfeit_ranks_last_whatever_its_score():
     _, matches = started_round_robin(4)
-    match = match_record_result(match_id=matches[0].pk, scores=[40, -5, -15, -20], places=[4, 1, 2, 3],
-                                source="engine", forfeits={0: ("timeout", "slow")})
+    match, _ = match_record_result(match_id=matches[0].pk, scores=[40, -5, -15, -20], places=[4, 1, 2, 3],
+                                   source="engine", forfeits={0: ("timeout", "slow")})
     assert match.status == Match.Status.FINISHED
     assert Result.objects.get(match=matches[0]).places == [4, 1, 2, 3]
 
@@ -167,10 +166,11 @@ def test_a_match_played_while_its_tournament_was_cancelled_is_neither_recorded_n
     tournament, matches = started_round_robin(4)
     assert match_claim(match_id=matches[0].pk, owner="w1").status == "claimed"
     tournament_cancel(tournament=tournament)
-    recorded = matches_record_results(
+    recorded, progress = matches_record_results(
         outcomes=[Outcome(match_id=matches[0].pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2])], source="engine")
     match = Match.objects.get(pk=matches[0].pk)
     assert recorded[match.pk].status == Match.Status.PENDING
+    assert not progress  # nothing recorded: no round closes, none is made
     assert (match.status, match.lease_owner, match.lease_expires_at) == (Match.Status.PENDING, "", None)
     assert not Result.objects.exists() and not RatingChange.objects.exists()
     assert not Seat.objects.filter(match=match, score__isnull=False).exists()
@@ -182,8 +182,7 @@ def test_a_batch_records_the_running_tournaments_matches_and_skips_the_cancelled
     running, ours = started_round_robin(4)
     cancelled = make_tournament(bot_players(4, prefix="other"), slug="called-off", format="round_robin",
                                 format_config={}, ladder_slug="ladder")
-    with held():
-        tournament_start(tournament=cancelled)
+    tournament_start(tournament=cancelled)
     theirs = list(Match.objects.filter(round__tournament=cancelled))
     tournament_cancel(tournament=cancelled)
     outcomes = [Outcome(match_id=m.pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2]) for m in ours + theirs]

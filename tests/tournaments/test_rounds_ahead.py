@@ -7,15 +7,16 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
+from django.test import override_settings
 from django.utils import timezone
 
 from tournaments.models import AuditEvent, Match, Player, RatingChange, Round, Tournament
-from tournaments.services.dispatch import held, keep_one_batch
-from tournaments.services.matches import match_claim, match_play, match_play_batch, matches_reclaim, pending_bot_matches
+from tournaments.services import dispatch
+from tournaments.services.leases import match_claim, matches_reclaim
+from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.players import player_create
-from tournaments.services.tournaments import (
-    entry_disqualify, entry_withdraw, rounds_ahead, tournament_cancel, tournament_start,
-)
+from tournaments.services.rounds import ahead_matches, rounds_ahead
+from tournaments.services.tournaments import entry_disqualify, entry_withdraw, tournament_cancel, tournament_start
 
 from .helpers import bot_players, make_tournament, outcome, schedule
 
@@ -29,33 +30,51 @@ def _open_rounds(tournament):
     return list(tournament.rounds.exclude(status=Round.Status.FINISHED).order_by("number").values_list("number", flat=True))
 
 
+def _pending(tournament) -> list[int]:
+    """The tournament's bot matches nobody has claimed, in round and table order."""
+    return list(
+        Match.objects.filter(round__tournament=tournament, status=Match.Status.PENDING)
+        .exclude(seats__player__kind=Player.Kind.PERSON)
+        .order_by("round__number", "table")
+        .values_list("pk", flat=True)
+    )
+
+
+def _play_only(*match_ids: int, owner: str = "w") -> None:
+    """Play these matches and none that their results open, so the test chooses the order
+    matches finish in. A worker plays on with what its results open for at most one lease
+    (services.play.match_play_batch): with no lease to spare it plays none of it, and sends it
+    once the transaction commits — which a test never does, so those matches stay pending."""
+    with override_settings(MATCH_LEASE_SECONDS=0.0):
+        claims = match_play_batch(match_ids=list(match_ids), owner=owner)
+    assert {pk for pk, claim in claims.items() if claim.status == "finished"} == set(match_ids)
+
+
 def test_a_bot_round_robin_played_ahead_and_backwards_ends_as_one_played_a_round_at_a_time(settings):
     players = bot_players(6)
     settings.ROUNDS_AHEAD_MATCHES = 0
     calm = make_tournament(players, slug="calm", ladder_slug="calm-ladder", **ROUND_ROBIN)
-    with held():
-        tournament_start(tournament=calm)
-        assert _open_rounds(calm) == [1]
-        while pending := pending_bot_matches(calm):
-            rounds_pending = set(Match.objects.filter(pk__in=pending).values_list("round__number", flat=True))
-            assert [*rounds_pending] == _open_rounds(calm)  # one round at a time
-            for match_id in pending:
-                match_play(match_id=match_id, owner="calm")
+    tournament_start(tournament=calm)
+    assert _open_rounds(calm) == [1]
+    while pending := _pending(calm):
+        rounds_pending = set(Match.objects.filter(pk__in=pending).values_list("round__number", flat=True))
+        assert [*rounds_pending] == _open_rounds(calm)  # one round at a time
+        for match_id in pending:
+            _play_only(match_id, owner="calm")
     calm.refresh_from_db()
     assert calm.status == Tournament.Status.FINISHED
 
     settings.ROUNDS_AHEAD_MATCHES = 8
     ahead = make_tournament(players, slug="ahead", ladder_slug="ahead-ladder", **ROUND_ROBIN)
     most_open = 0
-    with held():
-        tournament_start(tournament=ahead)
-        # Rounds of three matches until at least eight are waiting.
-        assert _open_rounds(ahead) == [1, 2, 3]
-        while pending := pending_bot_matches(ahead):
-            most_open = max(most_open, len(_open_rounds(ahead)))
-            # The latest round first: later rounds finish before earlier ones and wait for them.
-            for match_id in reversed(pending):
-                match_play(match_id=match_id, owner="ahead")
+    tournament_start(tournament=ahead)
+    # Rounds of three matches until at least eight are waiting.
+    assert _open_rounds(ahead) == [1, 2, 3]
+    while pending := _pending(ahead):
+        most_open = max(most_open, len(_open_rounds(ahead)))
+        # The latest round first: later rounds finish before earlier ones and wait for them.
+        for match_id in reversed(pending):
+            _play_only(match_id, owner="ahead")
     ahead.refresh_from_db()
     assert ahead.status == Tournament.Status.FINISHED
     assert most_open > 1
@@ -65,16 +84,14 @@ def test_a_bot_round_robin_played_ahead_and_backwards_ends_as_one_played_a_round
 def test_a_round_played_before_the_one_ahead_of_it_waits_for_it_to_close(settings):
     settings.ROUNDS_AHEAD_MATCHES = 8
     tournament = make_tournament(bot_players(6), slug="order", **ROUND_ROBIN)
-    with held():
-        tournament_start(tournament=tournament)
-        second = Match.objects.filter(round__tournament=tournament, round__number=2)
-        for match in second:
-            match_play(match_id=match.pk, owner="w")
-        # Round 2 is played, but round 1 is not: round 2 is neither closed nor rated.
-        assert _open_rounds(tournament) == [1, 2, 3]
-        assert not RatingChange.objects.filter(ladder=tournament.ladder).exists()
-        for match in Match.objects.filter(round__tournament=tournament, round__number=1):
-            match_play(match_id=match.pk, owner="w")
+    tournament_start(tournament=tournament)
+    for match in Match.objects.filter(round__tournament=tournament, round__number=2):
+        _play_only(match.pk)
+    # Round 2 is played, but round 1 is not: round 2 is neither closed nor rated.
+    assert _open_rounds(tournament) == [1, 2, 3]
+    assert not RatingChange.objects.filter(ladder=tournament.ladder).exists()
+    for match in Match.objects.filter(round__tournament=tournament, round__number=1):
+        _play_only(match.pk)
     # Closing round 1 closed round 2 after it, and rated round 1's matches first.
     rounds = [n for n, in RatingChange.objects.filter(ladder=tournament.ladder).order_by("sequence")
               .values_list("match__round__number")]
@@ -92,9 +109,8 @@ def test_rounds_are_made_one_at_a_time_where_results_or_people_decide(settings):
     timed = make_tournament(bot_players(6, prefix="timed"), slug="timed", ladder_slug="timed-ladder",
                             round_interval=timedelta(days=7), **ROUND_ROBIN)
     bots_only = make_tournament(bot_players(6, prefix="fast"), slug="fast", ladder_slug="fast-ladder", **ROUND_ROBIN)
-    with held():
-        for tournament in (swiss, with_people, timed, bots_only):
-            tournament_start(tournament=tournament)
+    for tournament in (swiss, with_people, timed, bots_only):
+        tournament_start(tournament=tournament)
     assert [rounds_ahead(t) for t in (swiss, with_people, timed, bots_only)] == [0, 0, 0, 8]
     assert [len(_open_rounds(t)) for t in (swiss, with_people, timed, bots_only)] == [1, 1, 1, 3]
 
@@ -111,27 +127,29 @@ def test_a_withdrawal_counts_from_the_next_round_however_far_ahead_rounds_were_m
     settings.ROUNDS_AHEAD_MATCHES = 8
     players = bot_players(6)
     tournament = make_tournament(players, slug="withdraw", **ROUND_ROBIN)
-    with held() as sent:
-        tournament_start(tournament=tournament)
-        made_ahead = pending_bot_matches(tournament)
-        entry = tournament.entries.get(player=players[0])
-        if leave == "withdraw":
-            entry_withdraw(entry=entry)
-        else:
-            entry_disqualify(entry=entry, reason="answered after the time limit on purpose")
-        # Rounds 2 and 3 were made again without the entrant, and sent to the workers.
-        assert _open_rounds(tournament)[:3] == [1, 2, 3]
-        assert players[0].pk not in _seated(tournament)[2] | _seated(tournament)[3]
-        remade = set(pending_bot_matches(tournament)) - set(made_ahead)
-        assert remade and remade <= set(sent)
-        event = AuditEvent.objects.get(tournament=tournament, action="rounds_remade")
-        assert event.detail["from_round"] == 2 and event.detail["rounds"] == 2
-        # A worker holding a message for a deleted match finds it gone.
-        gone = sorted(set(made_ahead) - set(pending_bot_matches(tournament)))
-        assert {c.status for c in match_play_batch(match_ids=gone, owner="w").values()} == {"gone"}
-        while pending := pending_bot_matches(tournament):
-            for match_id in pending:
-                match_play(match_id=match_id, owner="w")
+    _, started = tournament_start(tournament=tournament)
+    made_ahead = _pending(tournament)
+    assert list(started.to_play) == made_ahead
+    entry = tournament.entries.get(player=players[0])
+    if leave == "withdraw":
+        _, progress = entry_withdraw(entry=entry)
+    else:
+        _, progress = entry_disqualify(entry=entry, reason="answered after the time limit on purpose")
+    # Rounds 2 and 3 were made again without the entrant, and returned for the caller to send
+    # to the workers.
+    assert _open_rounds(tournament)[:3] == [1, 2, 3]
+    assert players[0].pk not in _seated(tournament)[2] | _seated(tournament)[3]
+    remade = [pk for pk in _pending(tournament) if pk not in set(made_ahead)]
+    assert remade and list(progress.to_play) == remade
+    assert [rnd.number for rnd in progress.made] == sorted({n for n, _, _ in schedule(tournament)} - {1})
+    event = AuditEvent.objects.get(tournament=tournament, action="rounds_remade")
+    assert event.detail["from_round"] == 2 and event.detail["rounds"] == 2
+    # A worker holding a message for a deleted match finds it gone.
+    gone = sorted(set(made_ahead) - set(_pending(tournament)))
+    assert {c.status for c in match_play_batch(match_ids=gone, owner="w").values()} == {"gone"}
+    while pending := _pending(tournament):
+        for match_id in pending:
+            match_play(match_id=match_id, owner="w")
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     seated = _seated(tournament)
@@ -145,57 +163,83 @@ def test_rounds_made_ahead_that_have_started_are_kept(settings):
     settings.ROUNDS_AHEAD_MATCHES = 8
     players = bot_players(6)
     tournament = make_tournament(players, slug="started", **ROUND_ROBIN)
-    with held():
-        tournament_start(tournament=tournament)
-        third = Match.objects.filter(round__tournament=tournament, round__number=3).first()
-        assert match_claim(match_id=third.pk, owner="w").status == "claimed"
-        before = schedule(tournament)
-        entry_withdraw(entry=tournament.entries.get(player=players[0]))
-    # A match of round 3 is being played: rounds 2 and 3 stay as they were.
+    tournament_start(tournament=tournament)
+    third = Match.objects.filter(round__tournament=tournament, round__number=3).first()
+    assert match_claim(match_id=third.pk, owner="w").status == "claimed"
+    before = schedule(tournament)
+    _, progress = entry_withdraw(entry=tournament.entries.get(player=players[0]))
+    # A match of round 3 is being played: rounds 2 and 3 stay as they were, nothing new to play.
     assert schedule(tournament)[:9] == before
+    assert not progress and progress.to_play == ()
     assert not AuditEvent.objects.filter(tournament=tournament, action="rounds_remade").exists()
 
 
-def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings):
+def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings, sent, django_capture_on_commit_callbacks):
     """Reclaim re-sends a long-pending match only when its tournament has stalled (no match
     started lately: its message was lost), not while rounds made ahead wait their turn."""
+    from tournaments import tasks
+
     settings.ROUNDS_AHEAD_MATCHES = 8
     moving = make_tournament(bot_players(6), slug="moving", ladder_slug="moving-ladder", **ROUND_ROBIN)
     stalled = make_tournament(bot_players(6, prefix="stalled"), slug="stalled", ladder_slug="stalled-ladder", **ROUND_ROBIN)
-    with held():
-        tournament_start(tournament=moving)
-        tournament_start(tournament=stalled)
+    tournament_start(tournament=moving)
+    tournament_start(tournament=stalled)
     long_ago = timezone.now() - timedelta(minutes=10)
     Round.objects.update(created_at=long_ago)
-    first = pending_bot_matches(moving)[0]
+    first = _pending(moving)[0]
     Match.objects.filter(pk=first).update(status=Match.Status.RUNNING, lease_owner="w", started_at=timezone.now(),
                                           lease_expires_at=timezone.now() + timedelta(minutes=5))
-    with held() as sent:
-        matches_reclaim(stale_after=60)
-    assert sent == pending_bot_matches(stalled) and len(sent) == 9
+    resent = matches_reclaim(stale_after=60)
+    assert resent == _pending(stalled) and len(resent) == 9
 
     Match.objects.filter(pk=first).update(started_at=long_ago)
-    with held() as sent:
-        matches_reclaim(stale_after=60)
-    assert set(sent) == set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving))
+    assert set(matches_reclaim(stale_after=60)) == set(_pending(stalled)) | set(_pending(moving))
+
+    # The periodic task sends what the reclaim found, once its transaction commits.
+    settings.MATCH_LEASE_SECONDS = 60.0  # the task's stale_after
+    with django_capture_on_commit_callbacks(execute=True):
+        returned = tasks.reclaim_matches()
+        assert sent == []
+    assert sorted(pk for batch in sent for pk in batch) == returned == sorted(set(_pending(stalled)) | set(_pending(moving)))
 
 
-def test_a_worker_playing_short_matches_keeps_more_made_ahead(settings):
-    settings.ROUNDS_AHEAD_MATCHES = None  # the default: two batches per worker
+def test_how_many_matches_are_made_ahead_is_a_setting_not_the_pace_of_the_worker_that_made_them(settings):
+    """ROUNDS_AHEAD_MATCHES when set; else two of the largest batches (MATCH_BATCH_MAX) for each
+    of MATCH_BATCH_SPREAD workers, whatever batch size a worker's pace gives it."""
+    settings.ROUNDS_AHEAD_MATCHES = None  # the default
     settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_SPREAD = 20, 2
     settings.MATCH_BATCH_SECONDS, settings.MATCH_BATCH_MAX = 1.0, 200
     tournament = make_tournament(bot_players(6), slug="pace", **ROUND_ROBIN)
-    assert rounds_ahead(tournament) == 2 * 20 * 2
-    with keep_one_batch(match_seconds=0.01):  # batches of a second: 100 matches
-        assert rounds_ahead(tournament) == 2 * 100 * 2
+    assert rounds_ahead(tournament) == ahead_matches() == 2 * 200 * 2
+    settings.MATCH_BATCH_MAX, settings.MATCH_BATCH_SPREAD = 50, 3
+    assert rounds_ahead(tournament) == ahead_matches() == 2 * 50 * 3
+    settings.ROUNDS_AHEAD_MATCHES = 7  # set: the batch settings do not count
+    assert rounds_ahead(tournament) == ahead_matches() == 7
+    settings.ROUNDS_AHEAD_MATCHES = 0
+    assert rounds_ahead(tournament) == ahead_matches() == 0
+
+    # Made by a worker closing rounds: two of the largest batches (2) for each of 2 workers, 8
+    # matches, though this worker's pace sizes its batches at MATCH_BATCH_SIZE (1): a measure
+    # of its pace would make 2 * 1 * 2 = 4.
+    settings.ROUNDS_AHEAD_MATCHES = None
+    settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_MAX, settings.MATCH_BATCH_SPREAD = 1, 2, 2
+    settings.MATCH_BATCH_SECONDS = 1e-9  # no match is that short: any pace gives MATCH_BATCH_SIZE
+    worked = make_tournament(bot_players(6, prefix="worked"), slug="worked", ladder_slug="worked-ladder", **ROUND_ROBIN)
+    tournament_start(tournament=worked)
+    assert _open_rounds(worked) == [1, 2, 3]  # rounds of 3 until 8 wait
+    assert dispatch.batch_size(pace=0.001) == 1
+    # The worker closes rounds 1 and 2: 3 matches are left, fewer than half of 8, so it makes
+    # rounds until 8 wait again (4 matches would have made none).
+    _play_only(*Match.objects.filter(round__tournament=worked, round__number__in=[1, 2]).values_list("pk", flat=True))
+    assert _open_rounds(worked) == [3, 4, 5]
+    assert rounds_ahead(worked) == 8
 
 
 def test_matches_made_ahead_are_not_played_once_the_tournament_is_cancelled(settings):
     settings.ROUNDS_AHEAD_MATCHES = 8
     tournament = make_tournament(bot_players(6), slug="cancelled", **ROUND_ROBIN)
-    with held():
-        tournament_start(tournament=tournament)
-    waiting = pending_bot_matches(tournament)
+    tournament_start(tournament=tournament)
+    waiting = _pending(tournament)
     assert len(waiting) == 9
     tournament_cancel(tournament=tournament)
     claims = match_play_batch(match_ids=waiting, owner="w")

@@ -16,8 +16,7 @@ from django.utils import timezone
 import bots.runner
 from tournaments.management.commands import run_tournament
 from tournaments.models import Match, RatingChange, RatingLadder, Result, Seat, Tournament
-from tournaments.services.dispatch import held
-from tournaments.services.matches import matches_reclaim
+from tournaments.services.leases import matches_reclaim
 from tournaments.services.tournaments import tournament_start
 
 from .helpers import bot_players, make_tournament, outcome, play_out
@@ -66,10 +65,11 @@ def kill_in_play(monkeypatch, at: int, exc: BaseException) -> None:
 
 
 def after_recorded(monkeypatch, at: int, action) -> None:
-    """Call ``action`` once the ``at``-th match of this command has been recorded."""
-    real, recorded = run_tournament.match_play_batch, 0
+    """Call ``action`` once the ``at``-th match of this command has been recorded (the loop
+    the command plays with, services.play.tournament_play_out, calls ``on_played`` then)."""
+    real, recorded = run_tournament.tournament_play_out, 0
 
-    def match_play_batch(*, on_played=None, **kwargs):
+    def tournament_play_out(*, on_played=None, **kwargs):
         def counted(match_id):
             nonlocal recorded
             on_played(match_id)
@@ -79,7 +79,7 @@ def after_recorded(monkeypatch, at: int, action) -> None:
 
         return real(on_played=counted, **kwargs)
 
-    monkeypatch.setattr(run_tournament, "match_play_batch", match_play_batch)
+    monkeypatch.setattr(run_tournament, "tournament_play_out", tournament_play_out)
 
 
 def assert_rated_once(tournament: Tournament) -> None:
@@ -230,10 +230,10 @@ def test_resume_starts_a_tournament_still_in_registration():
 
 
 def started(slug: str = "club-night") -> Tournament:
-    """A Swiss of 8 random bots, started, nothing played (the workers' messages held back)."""
+    """A Swiss of 8 random bots, started, nothing played (services send nothing: round 1's
+    matches are sent by no one)."""
     tournament = make_tournament(bot_players(8), slug=slug)
-    with held():
-        tournament_start(tournament=tournament)
+    tournament, _ = tournament_start(tournament=tournament)
     return tournament
 
 
@@ -288,24 +288,69 @@ def test_with_a_broker_resume_sends_what_is_left_to_the_workers_and_follows(monk
                                              lease_expires_at=timezone.now() + timedelta(minutes=5))
     settings.CELERY_TASK_ALWAYS_EAGER = False
     sent, followed = [], []
-    monkeypatch.setattr(run_tournament, "dispatch_matches", lambda ids: sent.extend(ids))
+    monkeypatch.setattr(run_tournament.dispatch, "send", lambda ids, **kwargs: sent.append(list(ids)))
 
     def workers(tournament, console, timeout):  # the workers play it out meanwhile
         followed.append(tournament.slug)
         Match.objects.filter(pk=first.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
-        with held():
-            matches_reclaim()  # the beat hands the match back once its lease has run out
+        assert first.pk in matches_reclaim()  # the beat hands the match back once its lease has run out
         play_out(tournament)
 
     monkeypatch.setattr(run_tournament, "follow_workers", workers)
     text = run("--resume", "club-night")
     assert "sent the 2 match(es) still to play to the workers" in text
-    assert sorted(sent) == sorted(Match.objects.filter(round__tournament=tournament, round__number=1)
-                                  .values_list("pk", flat=True))
+    # One message per match still to play, the one leased to a killed run of this command too.
+    assert sent == [list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("table")
+                         .values_list("pk", flat=True))]
     assert followed == ["club-night"]
     tournament.refresh_from_db()
     assert tournament.status == Tournament.Status.FINISHED
     assert_rated_once(tournament)
+
+
+@pytest.mark.parametrize("resume", [False, True], ids=["new run", "resume of one in registration"])
+def test_with_a_broker_a_run_sends_round_one_as_tournament_start_made_it_and_plays_nothing(monkeypatch, settings,
+                                                                                         resume):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    if resume:
+        slug, args = "club-night", ["--resume", "club-night"]
+        make_tournament(bot_players(8), slug=slug)
+    else:
+        slug, args = SLUG, EVENT
+    made, sent, batches, played, followed = [], [], [], [], []
+    real_start = run_tournament.tournament_start
+
+    def tournament_start(**kwargs):
+        tournament, progress = real_start(**kwargs)
+        made.append(progress.to_play)
+        return tournament, progress
+
+    def play_match(*args, **kwargs):
+        played.append(args)
+        raise AssertionError("the command plays a match itself in broker mode")
+
+    def workers(tournament, console, timeout):  # the workers would play it: here they do nothing
+        matches = Match.objects.filter(round__tournament=tournament)
+        followed.append((tournament.slug, sorted(set(matches.values_list("status", "lease_owner")))))
+
+    monkeypatch.setattr(run_tournament, "tournament_start", tournament_start)
+    monkeypatch.setattr(run_tournament.dispatch, "send", lambda ids, **kwargs: sent.append(list(ids)))
+    monkeypatch.setattr(run_tournament.dispatch, "send_batches", lambda chunks: batches.append(chunks))
+    monkeypatch.setattr(bots.runner, "play_match", play_match)
+    monkeypatch.setattr(run_tournament, "follow_workers", workers)
+    with pytest.raises(CommandError, match=f"{slug} is not finished"):  # the workers never played it
+        run(*args)
+
+    tournament = Tournament.objects.get(slug=slug)
+    round_one = list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("table")
+                     .values_list("pk", flat=True))
+    assert len(round_one) == (3 if not resume else 2)
+    assert made == [tuple(round_one)]  # a Swiss: round 1 only, made once
+    assert sent == [round_one]  # exactly what tournament_start returned, sent once
+    assert batches == [] and played == []  # nothing else sent, nothing played here
+    assert followed == [(slug, [(Match.Status.PENDING, "")])]  # every match waits for the workers, none leased
+    assert not Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.PENDING).exists()
+    assert not RatingChange.objects.filter(ladder=tournament.ladder).exists()
 
 
 def test_a_new_run_that_cannot_start_leaves_nothing_behind():

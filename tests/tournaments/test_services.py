@@ -11,10 +11,11 @@ from django.utils import timezone
 from tournaments import selectors
 from tournaments.models import AuditEvent, Match, Rating, RatingChange, Result, ResultSubmission, Round, Seat, Tournament
 from tournaments.services import ServiceError
-from tournaments.services.dispatch import held
 from tournaments.services.ladders import ladder_create, ladder_recompute
-from tournaments.services.matches import match_claim, match_record_result, match_retry, matches_reclaim
+from tournaments.services.leases import match_claim, match_retry, matches_reclaim
+from tournaments.services.play import match_play_batch
 from tournaments.services.players import player_create
+from tournaments.services.recording import match_record_result
 from tournaments.services.results import result_confirm, result_reject, result_submit
 from tournaments.services.tournaments import entry_add, entry_withdraw, tournament_create, tournament_start
 
@@ -139,10 +140,12 @@ def test_recompute_rebuilds_the_ledger_bit_for_bit():
 
 def test_a_result_is_recorded_once_whoever_records_it_again():
     _, (match,) = started_round_robin()
-    first = match_record_result(match_id=match.pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2], source="engine")
-    again = match_record_result(match_id=match.pk, scores=[-3, 1, 1, 1], places=[4, 1, 1, 1], source="engine")
+    first, _ = match_record_result(match_id=match.pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2], source="engine")
+    again, progress = match_record_result(match_id=match.pk, scores=[-3, 1, 1, 1], places=[4, 1, 1, 1],
+                                          source="engine")
     assert Result.objects.filter(match=match).count() == 1
     assert again.finished_at == first.finished_at
+    assert not progress  # recorded before: nothing closes or opens a second time
     assert list(Seat.objects.filter(match=match).order_by("position").values_list("score", flat=True)) == [3, -1, -1, -1]
     assert RatingChange.objects.filter(match=match).count() == 4
 
@@ -174,13 +177,13 @@ def test_a_leased_match_is_not_claimed_by_another_worker_until_the_lease_runs_ou
     assert (again.match.attempts, again.match.interrupted) == (0, 1)
 
 
-def test_reclaiming_gives_back_matches_whose_worker_died():
+def test_reclaiming_gives_back_matches_whose_worker_died(sent, django_capture_on_commit_callbacks):
     _, match = _started()
     match_claim(match_id=match.pk, owner="dead-worker")
     Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
-    with held() as sent:
-        assert matches_reclaim() == [match.pk]
-    assert sent == [match.pk]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert matches_reclaim() == [match.pk]  # to send again: the reclaim_matches task sends them
+    assert sent == []  # the service itself sends nothing
     match.refresh_from_db()
     assert match.status == Match.Status.PENDING and match.lease_owner == ""
 
@@ -194,8 +197,6 @@ def _dies_playing(match_ids, worker, monkeypatch, dies_at=None):
     """``worker`` claims the batch and dies while playing ``dies_at`` (default: the first
     match it starts); its leases run out."""
     import bots.runner
-
-    from tournaments.services.matches import match_play_batch
 
     real = bots.runner.play_match
 
@@ -219,24 +220,22 @@ def test_a_match_that_kills_its_worker_every_time_is_given_up_then_retried_on_re
     # the culprit); from then on the match is played alone, charged before it starts.
     for death in range(1, 4):
         _dies_playing([match.pk], f"dead-{death}", monkeypatch)
-        with held() as sent:
-            matches_reclaim()
-        assert sent == [match.pk]
+        assert matches_reclaim() == [match.pk]  # to be sent again
         match.refresh_from_db()
         assert (match.attempts, match.interrupted) == (death - 1, death)
     _dies_playing([match.pk], "dead-4", monkeypatch)
-    with held() as sent:
-        assert matches_reclaim() == []  # given up: not sent again, not even as a waiting match
-        assert matches_reclaim(stale_after=0) == []
-    assert sent == []
+    assert matches_reclaim() == []  # given up: not sent again, not even as a waiting match
+    assert matches_reclaim(stale_after=0) == []
     match.refresh_from_db()
     assert match.status == Match.Status.PENDING and match.attempts == 3
     assert AuditEvent.objects.get(match=match, action="match_failed").detail["attempts"] == 3
     assert match_claim(match_id=match.pk, owner="w").status == "exhausted"
 
-    with held() as sent:
-        retried = match_retry(match_id=match.pk)
-    assert sent == [match.pk] and (retried.attempts, retried.interrupted) == (0, 0)
+    retried = match_retry(match_id=match.pk)  # the caller (the API) sends it to the workers
+    assert retried.pk == match.pk and retried.status == Match.Status.PENDING
+    assert (retried.attempts, retried.interrupted) == (0, 0)
+    match.refresh_from_db()
+    assert (match.status, match.attempts, match.interrupted, match.lease_owner) == (Match.Status.PENDING, 0, 0, "")
     assert AuditEvent.objects.filter(match=match, action="match_retried").count() == 1
     assert match_claim(match_id=match.pk, owner="w").status == "claimed"
 
@@ -254,8 +253,7 @@ def test_a_retry_is_refused_for_a_finished_match_or_one_a_live_worker_holds():
 def test_a_withdrawn_player_is_left_out_of_later_rounds():
     players = bot_players(8)
     tournament = make_tournament(players, format_config={"rounds": 2})
-    with held():
-        tournament_start(tournament=tournament)
+    tournament_start(tournament=tournament)
     entry_withdraw(entry=tournament.entries.get(player=players[0]))
     play_out(tournament)
     second = Round.objects.get(tournament=tournament, number=2)
@@ -397,14 +395,12 @@ def test_a_dead_workers_batch_is_not_charged_for_the_matches_it_never_started(mo
     # The defect: every match of a claimed batch was charged an attempt at the claim, so three
     # unrelated worker deaths gave up matches that never ran, and the tournament waited.
     tournament = make_tournament(bot_players(16), format="round_robin", format_config={}, ladder_slug=None)
-    with held():
-        tournament_start(tournament=tournament)
+    tournament_start(tournament=tournament)
     batch = list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("pk")
                  .values_list("pk", flat=True))
     for death in range(3):  # killed three times in a row, each time just after it claims the batch
         _dies_playing(batch, f"victim-{death}", monkeypatch)
-        with held():
-            matches_reclaim()
+        assert matches_reclaim() == batch  # all given back, none given up
     assert set(Match.objects.filter(pk__in=batch).values_list("attempts", flat=True)) <= {0, 1, 2}
     assert play_out(tournament) > 0
     assert tournament.status == "finished"  # without anyone's retry
@@ -413,12 +409,10 @@ def test_a_dead_workers_batch_is_not_charged_for_the_matches_it_never_started(mo
     assert set(Match.objects.filter(pk__in=batch[1:]).values_list("attempts", flat=True)) == {1}
 
 
-def test_a_worker_told_to_stop_records_the_match_in_hand_and_hands_back_the_rest():
-    from tournaments.services.matches import match_play_batch
-
+def test_a_worker_told_to_stop_records_the_match_in_hand_and_hands_back_the_rest(
+        sent, django_capture_on_commit_callbacks):
     tournament = make_tournament(bot_players(16), format="round_robin", format_config={}, ladder_slug=None)
-    with held():
-        tournament_start(tournament=tournament)
+    tournament_start(tournament=tournament)
     batch = list(Match.objects.filter(round__tournament=tournament, round__number=1).order_by("pk")
                  .values_list("pk", flat=True))
     asked = []
@@ -427,10 +421,10 @@ def test_a_worker_told_to_stop_records_the_match_in_hand_and_hands_back_the_rest
         asked.append(1)
         return len(asked) > 2  # told to stop while playing the second match
 
-    with held() as sent:
+    with django_capture_on_commit_callbacks(execute=True):
         claims = match_play_batch(match_ids=batch, owner="stopping", should_stop=should_stop)
     assert [claims[pk].status for pk in batch] == ["finished", "finished"] + ["handed_back"] * (len(batch) - 2)
-    assert sent == batch[2:]  # to the broker, for another worker
+    assert [pk for chunk in sent for pk in chunk] == batch[2:]  # to the broker, for another worker
     rest = Match.objects.filter(pk__in=batch[2:])
     assert set(rest.values_list("status", "lease_owner", "attempts", "interrupted")) == {("pending", "", 0, 0)}
 
@@ -453,7 +447,7 @@ def test_swiss_pairs_each_round_on_the_match_points_the_standings_publish(
     from fractions import Fraction
 
     from tournaments.formats import swiss
-    from tournaments.services.matches import match_play, pending_bot_matches
+    from tournaments.services.play import match_play
 
     seen = []  # per round: (the scores it was paired on, the standings published then)
     two_seats, grouping = swiss.pair_two_seats, swiss.group_tables
@@ -477,10 +471,11 @@ def test_swiss_pairs_each_round_on_the_match_points_the_standings_publish(
                                  ladder_slug=None, **extra)
     if legacy_config is not None:
         Tournament.objects.filter(pk=tournament.pk).update(format_config=legacy_config)
-    with held():
-        tournament_start(tournament=tournament)
-        for match_id in pending_bot_matches(tournament):  # round 1; closing it makes round 2
-            match_play(match_id=match_id, owner="test")
+    _, started = tournament_start(tournament=tournament)
+    playable, _ = selectors.open_bot_matches(tournament, "test")
+    assert list(started.to_play) == playable  # round 1 only: Swiss pairs on its results
+    for match_id in playable:  # round 1; closing it makes round 2
+        match_play(match_id=match_id, owner="test")
     first, second = tournament.rounds.order_by("number")
     assert first.status == Round.Status.FINISHED and first.byes and len(seen) == 2
     paired_on, shown = seen[1]  # round 2, paired with round 1 over

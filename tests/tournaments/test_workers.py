@@ -17,11 +17,13 @@ import time
 from pathlib import Path
 
 import pytest
-from django.db import connection
+from django.conf import settings as django_settings
+from django.db import connection, transaction
 
 from tournaments.models import AuditEvent, Match, RatingChange, Result, Seat, Tournament
-from tournaments.services.matches import matches_reclaim
+from tournaments.services import dispatch
 from tournaments.services.tournaments import tournament_start
+from tournaments.tasks import reclaim_matches  # the beat's task, run in this process
 
 from .helpers import bot_players, make_tournament, outcome, play_out
 
@@ -54,6 +56,23 @@ def start_worker(name: str, queue: str, lease: float = LEASE, **extra: str) -> s
     )
 
 
+def start(tournament: Tournament) -> None:
+    """Start the tournament and send the bot matches it made (round 1, and for a round robin
+    the rounds made ahead) to the workers, as the API's start does: services return what they
+    made, the caller sends it."""
+    _, progress = tournament_start(tournament=tournament)
+    assert progress.to_play
+    dispatch.send(progress.to_play)  # outside a transaction: sent at once
+
+
+def reclaim() -> None:
+    """What Celery beat does every RECLAIM_INTERVAL_SECONDS: the reclaim_matches task hands back
+    the matches whose lease ran out (after MATCH_LEASE_SECONDS, LEASE here) and sends them,
+    and any lost ones, to the workers again."""
+    assert django_settings.MATCH_LEASE_SECONDS == LEASE
+    reclaim_matches()
+
+
 def wait_for(workers: list[str], timeout: float = 60) -> None:
     from tournaments.celery import app
 
@@ -83,7 +102,9 @@ def children(pid: int) -> list[int]:
 def kill_mid_match(worker: subprocess.Popen, tournament: Tournament, timeout: float = 60) -> list[int]:
     """SIGKILL the worker (master and pool) while it holds a match's lease; return the matches
     it held when it died, read after its death: a flush may commit between the look and the
-    kill, and those matches are recorded, not lost."""
+    kill, and those matches are recorded, not lost. The read locks the rows, so it waits for a
+    flush whose COMMIT the worker sent as it died (PostgreSQL completes it; a plain read could
+    see its matches still running) and then sees them recorded."""
     host = socket.gethostname()
     owners = [f"{host}:{pid}" for pid in children(worker.pid)]
     held = Match.objects.filter(round__tournament=tournament, status=Match.Status.RUNNING, lease_owner__in=owners)
@@ -92,7 +113,8 @@ def kill_mid_match(worker: subprocess.Popen, tournament: Tournament, timeout: fl
         if held.exists():
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait(timeout=20)
-            return list(held.values_list("pk", flat=True))
+            with transaction.atomic():
+                return list(held.select_for_update(of=("self",)).values_list("pk", flat=True))
     raise AssertionError("the worker was never seen playing a match")
 
 
@@ -110,7 +132,7 @@ def test_a_killed_worker_does_not_lose_or_double_a_match(settings, format):
     workers = [start_worker(name, queue) for name in names]
     try:
         wait_for(names)
-        tournament_start(tournament=tournament)
+        start(tournament)
         killed = None
         deadline = time.monotonic() + 300
         last_reclaim = time.monotonic()
@@ -122,7 +144,7 @@ def test_a_killed_worker_does_not_lose_or_double_a_match(settings, format):
             if killed is None and finished >= 50:
                 killed = kill_mid_match(workers[0], tournament)
             if time.monotonic() - last_reclaim > 2:
-                matches_reclaim(stale_after=LEASE)  # what Celery beat does every RECLAIM_INTERVAL_SECONDS
+                reclaim()
                 last_reclaim = time.monotonic()
             time.sleep(0.2)
         assert killed is not None, "the tournament ended before a worker could be killed"
@@ -175,7 +197,7 @@ def wait_finished(tournament: Tournament, timeout: float = 240) -> None:
         if tournament.status == Tournament.Status.FINISHED:
             return
         if time.monotonic() - last_reclaim > 2:
-            matches_reclaim(stale_after=LEASE)  # what Celery beat does every RECLAIM_INTERVAL_SECONDS
+            reclaim()
             last_reclaim = time.monotonic()
         time.sleep(0.2)
     left = Match.objects.filter(round__tournament=tournament).exclude(status="finished").count()
@@ -201,11 +223,11 @@ def test_a_worker_killed_three_times_right_after_it_claims_a_batch_still_finishe
     worker = start_worker(name, queue, **one_batch)
     try:
         wait_for([name])
-        tournament_start(tournament=tournament)
+        start(tournament)
         for _ in range(3):
             kill_mid_match(worker, tournament)  # as soon as it is seen holding a lease
             time.sleep(LEASE + 0.5)
-            matches_reclaim(stale_after=LEASE)
+            reclaim()
             worker = start_worker(name, queue, **one_batch)  # the same worker, restarted: it takes the batch back
             wait_for([name])
         wait_finished(tournament)
@@ -237,7 +259,7 @@ def test_a_warm_shutdown_records_the_match_in_hand_hands_back_the_rest_and_exits
     worker = start_worker(name, queue, lease=300, MATCH_BATCH_SIZE="200", MATCH_BATCH_SPREAD="1")
     try:
         wait_for([name])
-        tournament_start(tournament=tournament)
+        start(tournament)
         kill_after = time.monotonic() + 60
         while not Match.objects.filter(round__tournament=tournament, status="finished").exists():
             assert time.monotonic() < kill_after, "the worker never recorded a match"

@@ -17,7 +17,7 @@ from rest_framework.throttling import ScopedRateThrottle
 from tournaments import permissions as rules, selectors
 from tournaments.formats import FORMATS
 from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Tournament
-from tournaments.services import ladders, leagues, matches, players, results, tokens, tournaments
+from tournaments.services import dispatch, ladders, leagues, leases, players, results, tokens, tournaments
 
 from . import auth, serializers as s
 from .schema import api_errors
@@ -184,7 +184,8 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     @extend_schema(request=None, responses=s.TournamentSerializer)
     @action(detail=True, methods=["post"])
     def start(self, request, pk=None):
-        tournament = tournaments.tournament_start(tournament=self._organised(), actor=request.user)
+        tournament, progress = tournaments.tournament_start(tournament=self._organised(), actor=request.user)
+        dispatch.send(progress.to_play)
         return Response(self.get_serializer(tournament).data)
 
     @api_errors(409)
@@ -242,7 +243,9 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         entry = self.get_object()
         require(rules.may_withdraw(self.caller, entry.tournament, entry.player),
                 "an organiser, or the player's owner, withdraws an entry")
-        return Response(s.EntrySerializer(tournaments.entry_withdraw(entry=entry, actor=request.user)).data)
+        entry, progress = tournaments.entry_withdraw(entry=entry, actor=request.user)
+        dispatch.send(progress.to_play)
+        return Response(s.EntrySerializer(entry).data)
 
     @api_errors(409)
     @extend_schema(request=s.ReasonSerializer, responses=s.EntrySerializer)
@@ -251,7 +254,8 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         entry = self.get_object()
         require(rules.organises(self.caller, entry.tournament), "only the tournament's organisers disqualify")
         data = self.valid(s.ReasonSerializer)
-        entry = tournaments.entry_disqualify(entry=entry, reason=data["reason"], actor=request.user)
+        entry, progress = tournaments.entry_disqualify(entry=entry, reason=data["reason"], actor=request.user)
+        dispatch.send(progress.to_play)
         return Response(s.EntrySerializer(entry).data)
 
 
@@ -280,7 +284,8 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         """Play a bot match again from scratch: one given up after MATCH_MAX_ATTEMPTS claims."""
         match = self.get_object()
         require(rules.organises(self.caller, match.round.tournament), "only the tournament's organisers retry a match")
-        match = matches.match_retry(match_id=match.pk, actor=request.user)
+        match = leases.match_retry(match_id=match.pk, actor=request.user)
+        dispatch.send([match.pk])
         return Response(self.get_serializer(self.get_queryset().get(pk=match.pk)).data)
 
     @extend_schema(responses=s.SubmissionSerializer(many=True), filters=False)
@@ -338,7 +343,8 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiVie
     @action(detail=True, methods=["post"])
     def confirm(self, request, pk=None):
         submission = self._decided_by_someone_seated()
-        results.result_confirm(submission=submission, user=request.user)
+        _, progress = results.result_confirm(submission=submission, user=request.user)
+        dispatch.send(progress.to_play)
         return Response(s.SubmissionSerializer(ResultSubmission.objects.get(pk=submission.pk)).data)
 
     @api_errors(409)
@@ -385,7 +391,8 @@ class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     def start_season(self, request, pk=None):
         league = self.get_object()
         require(rules.organises(self.caller, league), "only the league's organisers start a season")
-        season = leagues.season_start(league=league)
+        season, progress = leagues.season_start(league=league)
+        dispatch.send(progress.to_play)
         return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
 
 

@@ -64,6 +64,12 @@ class TableResult:
         if len(self.places) != len(self.seats) or len(self.scores) not in (0, len(self.seats)):
             raise ValueError(f"table {tuple(self.seats)}: one place (and one score, if any) per seat")
 
+    @classmethod
+    def unplayed(cls, seats: Sequence[EntrantId]) -> TableResult:
+        """A table made but not played yet, as a format that does not read results sees it
+        (it only asks who sat with whom): every seat tied first, no score."""
+        return cls(seats=tuple(seats), places=(1,) * len(seats), scores=(0,) * len(seats))
+
     @property
     def game_scores(self) -> tuple[Number, ...]:
         """One score per seat, 0 where none was recorded."""

@@ -1,29 +1,31 @@
-"""Handing bot matches to the Celery workers once the transaction that made them commits.
+"""Handing bot matches to the Celery workers: how to cut them into batches, and sending the
+batches once the caller's transaction commits.
+
+No service decides here what is sent: services that make matches return them (rounds.
+Progress.to_play) and the caller at the top — a task, the worker's play loop, a request, a
+command — sends them (:func:`send`), keeps a batch to play itself (:func:`split`), or plays
+them all in its own process (play.tournament_play_out).
 
 Matches go out in batches, one task each (``play_matches``): a task's claim and its results
-cost a few queries whatever its size, so short bot matches are cheap to run in bulk, and a
-worker that knows its matches are short sends larger batches (``batch_size``). A round
-is still spread over at least MATCH_BATCH_SPREAD tasks (when it has that many matches), so
-that as many worker processes share it, unless the worker that made it has seen matches so
-short that it would play the whole round in under MATCH_SPLIT_SECONDS: then it keeps it all.
+cost a few queries whatever its size, so short bot matches are cheap to run in bulk. A
+caller that knows how long its matches take (``pace``: a worker closing rounds it played)
+sends larger batches (:func:`batch_size`). A round is still spread over at least
+MATCH_BATCH_SPREAD tasks (when it has that many matches), so that as many worker processes
+share it, unless the worker keeping a batch would play the whole round in under
+MATCH_SPLIT_SECONDS: then it keeps it all.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import math
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
 PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
-
-_held: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("held_matches", default=None)
-_kept: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar("kept_matches", default=None)
-_pace: contextvars.ContextVar[float | None] = contextvars.ContextVar("match_seconds", default=None)
 
 
 def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
@@ -41,80 +43,62 @@ def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
     return out
 
 
-def batch_size() -> int:
-    """Matches per task: MATCH_BATCH_SIZE; or, sent by a worker that knows how long its matches
-    take (it is closing rounds it played), as many as it plays in MATCH_BATCH_SECONDS, up to
-    MATCH_BATCH_MAX. A batch's claim, flushes and round closes cost about the same whatever
-    its size, so short matches go in large batches; long ones keep the small default, which
+def batch_size(pace: float | None = None) -> int:
+    """Matches per task: MATCH_BATCH_SIZE; or, when the caller knows ``pace`` (the seconds a
+    match has been taking it), as many as it plays in MATCH_BATCH_SECONDS, up to
+    MATCH_BATCH_MAX. A batch's claim, flushes and round closes cost about the same whatever its
+    size, so short matches go in large batches; long ones keep the small default, which
     shares them among the workers."""
     size = settings.MATCH_BATCH_SIZE
-    pace = _pace.get()
     if pace:
         by_time = int(settings.MATCH_BATCH_SECONDS / pace)
         size = max(size, min(settings.MATCH_BATCH_MAX, by_time))
     return size
 
 
-def dispatch_matches(match_ids: Iterable[int]) -> None:
-    """Enqueue ``play_matches`` for the matches, in batches, after the current transaction
-    commits (never before: a worker must find the rows). Inside :func:`held`, collect them
-    instead; inside :func:`keep_one_batch`, collect the first batch."""
+@dataclass(frozen=True)
+class Split:
+    """New matches cut into batches: one ``kept`` by the worker that made them, to play next,
+    and the ``rest`` for the broker."""
+
+    kept: list[int]
+    rest: list[list[int]]
+
+
+def split(match_ids: Iterable[int], *, pace: float | None = None, keep: bool = False) -> Split:
+    """Cut matches into batches (:func:`batches`, sized by :func:`batch_size`). With ``keep``
+    (a worker whose recording made them), the first batch is kept for the caller; a worker
+    that would play them all in under MATCH_SPLIT_SECONDS at its ``pace`` keeps them all:
+    splitting would only add claims, flushes and waits, as it would play the whole round
+    before another worker could take a share and record it."""
     ids = list(match_ids)
-    if not ids:
-        return
-    held = _held.get()
-    if held is not None:
-        held.extend(ids)
-        return
-
-    queue = settings.MATCH_QUEUE
-    kept = _kept.get()
     spread = settings.MATCH_BATCH_SPREAD
-    pace = _pace.get()
-    if kept is not None and pace is not None and pace * len(ids) < settings.MATCH_SPLIT_SECONDS:
-        # The worker keeping a batch would play the whole round before another worker could
-        # take a share and record it: splitting would only add claims, flushes and waits.
+    if keep and pace is not None and pace * len(ids) < settings.MATCH_SPLIT_SECONDS:
         spread = 1
-    chunks = batches(ids, size=batch_size(), spread=spread)
-    if kept is not None:
-        kept.extend(chunks.pop(0))
+    chunks = batches(ids, size=batch_size(pace), spread=spread)
+    if keep and chunks:
+        return Split(kept=chunks[0], rest=chunks[1:])
+    return Split(kept=[], rest=chunks)
 
-    def send() -> None:
+
+def send(match_ids: Iterable[int], *, pace: float | None = None) -> None:
+    """Send bot matches to the workers, in batches, once the current transaction commits (at
+    once outside one): a worker must find the rows."""
+    send_batches(split(match_ids, pace=pace).rest)
+
+
+def send_batches(chunks: list[list[int]]) -> None:
+    """Send batches as they are, one ``play_matches`` task each, once the current transaction
+    commits (at once outside one)."""
+    chunks = [list(chunk) for chunk in chunks if chunk]
+    if not chunks:
+        return
+    queue = settings.MATCH_QUEUE
+
+    def publish() -> None:
         # By name: services never import the tasks that call them (tournaments/tasks.py).
         play_matches = current_app.tasks[PLAY_MATCHES]
         for chunk in chunks:
             play_matches.apply_async((chunk,), queue=queue)
 
-    transaction.on_commit(send)
-
-
-@contextlib.contextmanager
-def _collecting(var: contextvars.ContextVar[list[int] | None]) -> Iterator[list[int]]:
-    bucket: list[int] = []
-    token = var.set(bucket)
-    try:
-        yield bucket
-    finally:
-        var.reset(token)
-
-
-@contextlib.contextmanager
-def keep_one_batch(match_seconds: float | None = None) -> Iterator[list[int]]:
-    """Inside this, the first batch of the matches services dispatch is collected instead of
-    sent (the others go to the broker as usual): a worker that closes a round plays on with
-    the next round's first batch, with no broker round trip and no idle gap.
-
-    ``match_seconds``, the time a match has been taking this worker, lets it keep the whole
-    next round when that would take less than MATCH_SPLIT_SECONDS."""
-    token = _pace.set(match_seconds)
-    try:
-        with _collecting(_kept) as bucket:
-            yield bucket
-    finally:
-        _pace.reset(token)
-
-
-def held() -> contextlib.AbstractContextManager[list[int]]:
-    """Collect the matches services would dispatch, for a caller that plays them itself
-    (run_tournament in eager mode, which shows a progress bar and avoids nesting tasks)."""
-    return _collecting(_held)
+    transaction.on_commit(publish)

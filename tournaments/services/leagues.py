@@ -8,18 +8,23 @@ continuous league starts its next season from those divisions.
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from tournaments import formats, limits
-from tournaments.models import League, Player, Rating, RatingLadder, Season, Tournament
+from tournaments.models import AuditEvent, League, Player, Rating, RatingLadder, Season, Tournament
 from tournaments.selectors import tournament_standings
 
 from .errors import ServiceError
+from .rounds import NOTHING, Progress
 from .seeds import derive_seed
 from .tournaments import check_format, check_game, entry_add, tournament_create, tournament_start
+
+log = logging.getLogger(__name__)
 
 
 @transaction.atomic
@@ -97,9 +102,10 @@ def _ranked_players(league: League, previous: Season | None) -> list[int]:
 
 
 @transaction.atomic
-def season_start(*, league: League, starts_at: datetime | None = None) -> Season:
+def season_start(*, league: League, starts_at: datetime | None = None) -> tuple[Season, Progress]:
     """Open the next season: the players cut into divisions, one tournament each. Divisions
-    start now, or at ``starts_at`` (the periodic tick starts them)."""
+    start now, or at ``starts_at`` (the periodic tick starts them). Returns the season and the
+    rounds its divisions made (their bot matches for the caller to send)."""
     league = League.objects.select_for_update().get(pk=league.pk)
     previous = league.seasons.order_by("-number").first()
     if previous is not None and previous.finished_at is None:
@@ -112,6 +118,7 @@ def season_start(*, league: League, starts_at: datetime | None = None) -> Season
         )
     starts_at = starts_at or timezone.now()
     season = Season.objects.create(league=league, number=(previous.number + 1) if previous else 1, starts_at=starts_at)
+    progress = NOTHING
     for number, members in enumerate(divisions, start=1):
         slug = f"{league.slug}-s{season.number}-d{number}"
         tournament = tournament_create(
@@ -125,25 +132,46 @@ def season_start(*, league: League, starts_at: datetime | None = None) -> Season
         for pid in members:
             entry_add(tournament=tournament, player=Player.objects.get(pk=pid))
         if starts_at <= timezone.now():
-            tournament_start(tournament=tournament)
-    return season
+            progress += tournament_start(tournament=tournament)[1]
+    return season, progress
 
 
-def season_close_if_done(*, season: Season) -> bool:
+def season_close_if_done(*, season: Season) -> tuple[bool, Progress]:
     """End a season whose divisions have all finished: record next season's divisions (after
-    promotion and relegation) and, for a continuous league, start it. Call in a transaction."""
+    promotion and relegation) and, for a continuous league, start it. Returns whether it ended,
+    and the rounds the next season made. Call in a transaction."""
     season = Season.objects.select_for_update().get(pk=season.pk)
     if season.finished_at is not None:
-        return False
+        return False, NOTHING
     divisions = list(season.divisions.order_by("division"))
     if any(t.status not in (Tournament.Status.FINISHED, Tournament.Status.CANCELLED) for t in divisions):
-        return False
+        return False, NOTHING
     standings = [[line.player.pk for line in tournament_standings(t)] for t in divisions]
     league = season.league
     moves = formats.promote_relegate(standings, league.promote, league.relegate)
     season.next_divisions = [list(d) for d in moves]
     season.finished_at = timezone.now()
     season.save(update_fields=["next_divisions", "finished_at"])
-    if league.continuous:
-        season_start(league=league, starts_at=season.finished_at)
-    return True
+    if not league.continuous:
+        return True, NOTHING
+    try:
+        # A savepoint: the season ends, and the result that ended it is recorded, even when the
+        # next one cannot start (too few active players left): the organisers are told, and
+        # start it once they can (POST /api/leagues/{id}/seasons/).
+        with transaction.atomic():
+            return True, season_start(league=league, starts_at=season.finished_at)[1]
+    except ServiceError as exc:
+        AuditEvent.objects.create(tournament=divisions[0], action="next_season_not_started",
+                                  detail={"season": season.number + 1, "why": exc.message})
+        log.warning("league %s: season %d ended, the next could not start: %s", league.slug, season.number,
+                    exc.message)
+        return True, NOTHING
+
+
+def seasons_close_after(finished: Iterable[Tournament]) -> Progress:
+    """The seasons of the league divisions among ``finished`` (tournaments that just finished)
+    closed if that was their last division. Call in the transaction that finished them."""
+    progress = NOTHING
+    for season_id in sorted({t.season_id for t in finished if t.season_id is not None}):
+        progress += season_close_if_done(season=Season(pk=season_id))[1]
+    return progress

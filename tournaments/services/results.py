@@ -10,7 +10,8 @@ from tournaments import limits
 from tournaments.models import AuditEvent, Match, Result, ResultSubmission, Tournament
 
 from .errors import ServiceError
-from .matches import _check_result, match_record_result
+from .recording import check_result, match_record_result
+from .rounds import Progress
 
 
 def _check_tournament_open(match: Match) -> Tournament:
@@ -35,7 +36,7 @@ def result_submit(
     """Report a result. Returns (submission, created).
 
     ``places=None`` derives the places from the scores, as the game ranks them. A result must
-    agree with itself (matches._check_result: scores within the 32-bit column, adding up to 0
+    agree with itself (recording.check_result: scores within the 32-bit column, adding up to 0
     in a zero-sum game, places that follow the scores), and is refused (conflict) for a match
     of a cancelled tournament. The same result sent again is accepted once: the original
     submission is returned and nothing new is written. A different result while one is
@@ -45,7 +46,7 @@ def result_submit(
     n = match.seats.count()
     if places is None:
         places = engine.game(tournament.game).places(limits.check_scores(scores, n))
-    _check_result(match, scores, places, n, reported=True, game=tournament.game)
+    check_result(match, scores, places, n, reported=True, game=tournament.game)
     if match.status == Match.Status.FINISHED:
         result = Result.objects.get(match=match)
         original = match.submissions.filter(status=ResultSubmission.Status.CONFIRMED).first()
@@ -79,9 +80,10 @@ def result_submit(
 
 
 @transaction.atomic
-def result_confirm(*, submission: ResultSubmission, user=None) -> Match:
+def result_confirm(*, submission: ResultSubmission, user=None) -> tuple[Match, Progress]:
     """Confirm a pending submission (by someone other than its author, unless staff): it
-    becomes the match's result, with everything that follows from it."""
+    becomes the match's result, with everything that follows from it. Returns the match and the
+    rounds its result closed and made (recording.match_record_result)."""
     submission = ResultSubmission.objects.select_for_update().get(pk=submission.pk)
     _check_tournament_open(submission.match)
     if submission.status != ResultSubmission.Status.PENDING:

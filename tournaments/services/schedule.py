@@ -5,6 +5,7 @@ safe to repeat."""
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db import transaction
@@ -14,39 +15,35 @@ from tournaments.models import Round, Season, Tournament
 
 from .errors import ServiceError
 from .leagues import season_close_if_done
-from .tournaments import round_create_next, tournament_start
+from .rounds import NOTHING, Progress, next_round_due, round_create_next
+from .tournaments import tournament_start
 
 log = logging.getLogger(__name__)
 
 
-def round_due_at(tournament: Tournament, number: int) -> datetime | None:
-    """When round ``number`` may open: ``starts_at`` (or the first round's making) plus one
-    ``round_interval`` per earlier round; None when rounds follow one another at once."""
-    if tournament.round_interval is None:
-        return None
-    base = tournament.starts_at
-    if base is None:
-        first = tournament.rounds.order_by("number").values_list("created_at", flat=True).first()
-        base = first or timezone.now()
-    return base + (number - 1) * tournament.round_interval
+@dataclass(frozen=True)
+class Ticked:
+    """What a tick did: counts of tournaments started, rounds opened and seasons closed, and
+    the rounds made (their bot matches for the caller to send)."""
+
+    started: int = 0
+    rounds: int = 0
+    seasons: int = 0
+    progress: Progress = field(default=NOTHING)
+
+    def counts(self) -> dict[str, int]:
+        return {"started": self.started, "rounds": self.rounds, "seasons": self.seasons}
 
 
-def next_round_due(tournament: Tournament, now: datetime | None = None) -> bool:
-    if tournament.round_interval is None:  # rounds follow one another at once
-        return True
-    due = round_due_at(tournament, tournament.rounds.count() + 1)
-    return due is None or due <= (now or timezone.now())
-
-
-def schedule_tick(now: datetime | None = None) -> dict[str, int]:
-    """Start due tournaments, open due rounds, close finished seasons. Returns counts."""
-
+def schedule_tick(now: datetime | None = None) -> Ticked:
+    """Start due tournaments, open due rounds, close finished seasons."""
     now = now or timezone.now()
-    counts = {"started": 0, "rounds": 0, "seasons": 0}
+    started = rounds = seasons = 0
+    progress = NOTHING
     for pk in Tournament.objects.filter(status=Tournament.Status.REGISTRATION, starts_at__lte=now).values_list("pk", flat=True):
         try:
-            tournament_start(tournament=Tournament(pk=pk))
-            counts["started"] += 1
+            progress += tournament_start(tournament=Tournament(pk=pk))[1]
+            started += 1
         except ServiceError as exc:
             log.warning("tournament %s could not start at its time: %s", pk, exc.message)
     waiting = Tournament.objects.filter(status=Tournament.Status.RUNNING, round_interval__isnull=False)
@@ -57,10 +54,11 @@ def schedule_tick(now: datetime | None = None) -> dict[str, int]:
                 continue
             if tournament.rounds.exclude(status=Round.Status.FINISHED).exists() or not next_round_due(tournament, now):
                 continue
-            round_create_next(tournament=tournament)
-            counts["rounds"] += 1
+            progress += round_create_next(tournament=tournament)
+            rounds += 1
     for season in Season.objects.filter(finished_at__isnull=True):
         with transaction.atomic():
-            if season_close_if_done(season=season):
-                counts["seasons"] += 1
-    return counts
+            closed, made = season_close_if_done(season=season)
+            seasons += closed
+            progress += made
+    return Ticked(started, rounds, seasons, progress)

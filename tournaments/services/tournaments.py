@@ -7,21 +7,18 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
 import engine
 from tournaments import formats, limits, standings
-from tournaments.selectors import active_entrants, round_history
-from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Round, Seat, Tournament
+from tournaments.models import AuditEvent, Entry, Player, RatingLadder, Tournament
+from tournaments.selectors import active_entrants
 
-from .dispatch import batch_size, dispatch_matches
 from .errors import ServiceError
 from .pairing import make_format, tournament_format
 from .players import builtin_problem
-from .seeds import derive_rng, derive_seed
+from .rounds import NOTHING, Progress, round_create_next, rounds_remake_ahead
 
 
 def check_game(game: str, table_size: Any, options: Any) -> dict:
@@ -219,25 +216,27 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
 
 
 @transaction.atomic
-def entry_withdraw(*, entry: Entry, actor=None) -> Entry:
+def entry_withdraw(*, entry: Entry, actor=None) -> tuple[Entry, Progress]:
     """Withdraw from the rounds after the current one; matches of the current round, and of
     rounds made ahead that have started, are played or reported. Refused (conflict) once the
-    tournament is finished or cancelled."""
+    tournament is finished or cancelled. Returns the entry and the rounds remade without it
+    (rounds.rounds_remake_ahead)."""
     _check_entries_open(entry)
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
-    if entry.withdrawn_at is None:
-        entry.withdrawn_at = timezone.now()
-        entry.save(update_fields=["withdrawn_at"])
-        AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="withdrew",
-                                  detail={"player": entry.player.name})
-        rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} withdrew")
-    return entry
+    if entry.withdrawn_at is not None:
+        return entry, NOTHING
+    entry.withdrawn_at = timezone.now()
+    entry.save(update_fields=["withdrawn_at"])
+    AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="withdrew",
+                              detail={"player": entry.player.name})
+    return entry, rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} withdrew")
 
 
 @transaction.atomic
-def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> Entry:
+def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> tuple[Entry, Progress]:
     """Disqualify from the rounds after the current one (as a withdrawal), with a reason of at
-    most 200 characters. Refused (conflict) once the tournament is finished or cancelled."""
+    most 200 characters. Refused (conflict) once the tournament is finished or cancelled.
+    Returns the entry and the rounds remade without it."""
     if not reason:
         raise ServiceError("a disqualification needs a reason", "reason")
     limits.check_text(reason, "reason", limits.REASON_MAX)
@@ -247,8 +246,7 @@ def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> Entry:
     entry.save(update_fields=["disqualified"])
     AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="disqualified",
                               detail={"player": entry.player.name, "reason": reason})
-    rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} was disqualified")
-    return entry
+    return entry, rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} was disqualified")
 
 
 def _check_entries_open(entry: Entry) -> None:
@@ -260,40 +258,6 @@ def _check_entries_open(entry: Entry) -> None:
                            code="conflict")
 
 
-def rounds_remake_ahead(*, tournament: Tournament, why: str) -> int:
-    """After the field changed: the rounds made ahead (after the current round) of which no
-    match has started are deleted and made again for the field as it is now, so a withdrawal
-    or disqualification counts from the next round however far ahead rounds were made. A round
-    with a started match stays, and so does every round before it. Returns the rounds deleted.
-    Call inside a transaction."""
-    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
-    if tournament.status != Tournament.Status.RUNNING:
-        return 0
-    ahead = list(tournament.rounds.exclude(status=Round.Status.FINISHED).order_by("number")[1:])
-    if not ahead:
-        return 0
-    # Lock the waiting matches: a worker claiming one now finishes its claim first (claims
-    # never wait for the tournament's row), and later claims find them gone. Recorders lock
-    # only running matches, save one whose lease ran out and was handed back while its slow
-    # worker records it: then PostgreSQL aborts one of the two on the deadlock, and nothing is
-    # half-written. Then the rounds where a match has started (claimed, even once) stay.
-    list(Match.objects.select_for_update().filter(round__in=ahead, status=Match.Status.PENDING).values_list("pk"))
-    started = set(
-        Match.objects.filter(round__in=ahead)
-        .filter(~Q(status=Match.Status.PENDING) | Q(started_at__isnull=False))
-        .values_list("round__number", flat=True)
-    )
-    doomed = [rnd for rnd in ahead if rnd.number > max(started, default=0)]
-    if not doomed:
-        return 0
-    Round.objects.filter(pk__in=[rnd.pk for rnd in doomed]).delete()
-    AuditEvent.objects.create(tournament=tournament, action="rounds_remade", detail={
-        "from_round": doomed[0].number, "rounds": len(doomed), "why": why,
-    })
-    rounds_top_up(tournament=tournament)
-    return len(doomed)
-
-
 @transaction.atomic
 def entry_check_in(*, entry: Entry) -> Entry:
     Entry.objects.filter(pk=entry.pk).update(checked_in=True)
@@ -302,9 +266,10 @@ def entry_check_in(*, entry: Entry) -> Entry:
 
 
 @transaction.atomic
-def tournament_start(*, tournament: Tournament, actor=None) -> Tournament:
+def tournament_start(*, tournament: Tournament, actor=None) -> tuple[Tournament, Progress]:
     """Close registration and make round 1 (and, where rounds do not depend on results, the
-    rounds after it that :func:`rounds_ahead` allows)."""
+    rounds after it that rounds.rounds_ahead allows). Returns the tournament and the rounds
+    made, whose bot matches the caller sends to the workers or plays."""
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
         raise ServiceError(f"the tournament is already {tournament.status}", "status", code="conflict")
@@ -316,154 +281,7 @@ def tournament_start(*, tournament: Tournament, actor=None) -> Tournament:
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="started", detail={"entrants": len(entrants)})
-    round_create_next(tournament=tournament)
-    return tournament
-
-
-def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entrants: list[int] | None = None) -> int:
-    """How many matches not yet played a tournament keeps made ahead: 0 (one round at a time)
-    unless its format's rounds do not depend on results (a round robin), every entrant is a
-    bot and rounds follow one another at once. Then ROUNDS_AHEAD_MATCHES (default: two
-    batches, as ``dispatch.batch_size`` sizes them, for each of MATCH_BATCH_SPREAD workers),
-    so workers go from one round to the next without waiting for the round to close, and make
-    and record rounds several at a time.
-    A withdrawal or disqualification remakes those not started (:func:`rounds_remake_ahead`)."""
-    fmt = fmt or tournament_format(tournament)
-    if fmt.uses_results or tournament.round_interval is not None:
-        return 0
-    entrants = active_entrants(tournament) if entrants is None else entrants
-    if Player.objects.filter(pk__in=entrants).exclude(kind=Player.Kind.BOT).exists():
-        return 0  # people are told their tables a round at a time
-    return _ahead_matches()
-
-
-def _ahead_matches() -> int:
-    configured = settings.ROUNDS_AHEAD_MATCHES
-    if configured is not None:
-        return max(0, int(configured))
-    return 2 * batch_size() * max(1, settings.MATCH_BATCH_SPREAD)
-
-
-def open_matches(tournament: Tournament) -> int:
-    return Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.FINISHED).count()
-
-
-def rounds_top_up(*, tournament: Tournament, waiting: int | None = None) -> list[Round]:
-    """After rounds closed: make the next round when none is open, or, for a tournament that
-    makes rounds ahead, more rounds once half of those made ahead are played; finish the
-    tournament when the format has no more and every round is over. ``waiting``: the matches
-    still to play, when the caller knows. Call inside a transaction holding the tournament's
-    row."""
-    if tournament.status != Tournament.Status.RUNNING:
-        return []
-    waiting = open_matches(tournament) if waiting is None else waiting
-    if waiting > _ahead_matches() // 2:
-        return []  # enough made ahead whatever the format: no need to ask
-    fmt = tournament_format(tournament)
-    entrants = active_entrants(tournament)
-    ahead = rounds_ahead(tournament, fmt, entrants)
-    if waiting > ahead // 2:
-        return []
-    return round_create_next(tournament=tournament, fmt=fmt, entrants=entrants, ahead=ahead, waiting=waiting)
-
-
-def round_create_next(*, tournament: Tournament, fmt: formats.Format | None = None,
-                      entrants: list[int] | None = None, ahead: int | None = None,
-                      waiting: int | None = None) -> list[Round]:
-    """Ask the format for the next round and make its matches; for a tournament that makes
-    rounds ahead (:func:`rounds_ahead`), go on until that many matches are open. Finish the
-    tournament when the format has no more and no round is open. Returns the rounds made.
-    ``fmt``, ``entrants``, ``ahead`` and ``waiting`` (open matches), when the caller has them.
-    Call inside a transaction holding the tournament's row."""
-    fmt = fmt or tournament_format(tournament)
-    entrants = active_entrants(tournament) if entrants is None else entrants
-    ahead = rounds_ahead(tournament, fmt, entrants) if ahead is None else ahead
-    history = round_history(tournament, open_rounds=bool(ahead))
-    number = tournament.rounds.count() + 1
-    if not ahead:
-        waiting = 0  # one round at a time: the next is made once the last closed
-    elif waiting is None:
-        waiting = open_matches(tournament)
-    planned_rounds: list[formats.Round] = []
-    while True:
-        rng = derive_rng(tournament.seed, "round", number)
-        planned = fmt.next_round(entrants, history, rng)
-        if planned is None:
-            break
-        planned = dataclasses.replace(planned, number=number)
-        planned_rounds.append(planned)
-        history.append(formats.RoundResult(
-            number=number, byes=planned.byes,
-            tables=tuple(formats.TableResult(seats=t.seats, places=(1,) * len(t.seats), scores=(0,) * len(t.seats))
-                         for t in planned.tables),
-        ))
-        number += 1
-        waiting += len(planned.tables)
-        # A round of byes only (double elimination keeps its round numbers in step this
-        # way) is over as soon as it is made: go on to the next.
-        if planned.tables and waiting >= ahead:
-            break
-    made = _rounds_create(tournament, planned_rounds)
-    if not any(p.tables for p in planned_rounds) and not tournament.rounds.exclude(status=Round.Status.FINISHED).exists():
-        tournament_finish(tournament=tournament)
-    return made
-
-
-def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) -> list[Round]:
-    """The rounds, their tables and seats, four INSERTs however many rounds (PostgreSQL and
-    SQLite >= 3.35 return the new ids); then the bot matches are dispatched, together."""
-    if not planned_rounds:
-        return []
-    now = timezone.now()
-    rounds = Round.objects.bulk_create(
-        Round(tournament=tournament, number=planned.number, notes=list(planned.notes), byes=list(planned.byes),
-              **({} if planned.tables else {"status": Round.Status.FINISHED, "finished_at": now}))
-        for planned in planned_rounds
-    )
-    people = set(
-        Player.objects.filter(pk__in={p for planned in planned_rounds for table in planned.tables for p in table.seats})
-        .exclude(kind=Player.Kind.BOT).values_list("pk", flat=True)
-    )
-    matches, tables = [], []
-    for rnd, planned in zip(rounds, planned_rounds):
-        for index, table in enumerate(planned.tables, start=1):
-            # Duplicate play: tables with one deal key share the seed, so they share the cards.
-            if table.deal is not None:
-                seed = derive_seed(tournament.seed, "round", rnd.number, "deal", table.deal)
-            else:
-                seed = derive_seed(tournament.seed, "round", rnd.number, "table", index)
-            matches.append(Match(
-                round=rnd, table=index, seed=seed, deal=table.deal, notes=list(table.notes),
-                scheduled_at=tournament.starts_at if rnd.number == 1 else None,
-            ))
-            tables.append(table)
-    Match.objects.bulk_create(matches)
-    Seat.objects.bulk_create(
-        Seat(match=match, position=pos, player_id=pid)
-        for match, table in zip(matches, tables)
-        for pos, pid in enumerate(table.seats)
-    )
-    AuditEvent.objects.bulk_create(
-        AuditEvent(tournament=tournament, action="round_made",
-                   detail={"round": planned.number, "tables": len(planned.tables), "byes": list(planned.byes)})
-        for planned in planned_rounds
-    )
-    dispatch_matches(match.pk for match, table in zip(matches, tables) if people.isdisjoint(table.seats))
-    return rounds
-
-
-def tournament_finish(*, tournament: Tournament) -> Tournament:
-    """Mark the tournament finished (inside the transaction that completed its last round)."""
-    if tournament.status != Tournament.Status.FINISHED:
-        tournament.status = Tournament.Status.FINISHED
-        tournament.finished_at = timezone.now()
-        tournament.save(update_fields=["status", "finished_at"])
-        AuditEvent.objects.create(tournament=tournament, action="finished", detail={})
-        if tournament.season_id is not None:
-            from .leagues import season_close_if_done
-
-            season_close_if_done(season=tournament.season)
-    return tournament
+    return tournament, round_create_next(tournament=tournament)
 
 
 @transaction.atomic

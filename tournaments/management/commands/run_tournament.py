@@ -20,7 +20,6 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -37,13 +36,16 @@ from rich.table import Table
 import engine
 from tournaments.models import Match, Player, RatingChange, RatingLadder, Round, Tournament
 from tournaments.services import ServiceError
-from tournaments.services.dispatch import dispatch_matches, held
+from tournaments.selectors import (
+    active_entrants, current_ladder, ladder_leaderboard, open_bot_matches, tournament_standings,
+)
+from tournaments.services import dispatch
 from tournaments.services.ladders import ladder_create
-from tournaments.services.matches import ClaimStatus, match_play_batch
-from tournaments.services.players import builtin_bot_get_or_create
+from tournaments.services.leases import ClaimStatus
 from tournaments.services.pairing import tournament_format
+from tournaments.services.play import tournament_play_out
+from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
-from tournaments.selectors import active_entrants, current_ladder, ladder_leaderboard, tournament_standings
 
 # The lease owner of the matches this command plays (eager mode). A run killed half way leaves
 # the matches it had claimed running under this name; --resume claims them again at once (a
@@ -199,27 +201,6 @@ def why_unfinished(tournament: Tournament) -> str:
             f"{resume_hint(tournament)} goes on later")
 
 
-def open_bot_matches(tournament: Tournament) -> tuple[list[int], list[tuple[int, str, datetime]]]:
-    """The tournament's bot matches still to play, in round and table order, split in two:
-    those this command may play now — pending, or running but leased to this command (a run
-    killed half way left them so) or with their lease run out (a dead worker) — and those
-    someone else's live lease holds, as (match, lease owner, lease expiry)."""
-    now = timezone.now()
-    rows = (
-        Match.objects.filter(round__tournament=tournament, status__in=[Match.Status.PENDING, Match.Status.RUNNING])
-        .exclude(seats__player__kind=Player.Kind.PERSON)
-        .order_by("round__number", "table")
-        .values_list("pk", "status", "lease_owner", "lease_expires_at")
-    )
-    playable, held_elsewhere = [], []
-    for pk, status, owner, expires in rows:
-        if status == Match.Status.PENDING or owner == OWNER or expires is None or expires <= now:
-            playable.append(pk)
-        else:
-            held_elsewhere.append((pk, owner, expires))
-    return playable, held_elsewhere
-
-
 # --- playing -------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
@@ -246,9 +227,10 @@ def ctrl_c_stops() -> Iterator[threading.Event]:
 
 
 def play_here(tournament: Tournament, console: Console, *, timeout: float) -> int:
-    """Eager mode: play every bot match in this process, round after round, and return how many
-    were played. Matches a killed run of this command left running are claimed again at once;
-    a match someone else's live lease holds is waited for, at most ``timeout`` seconds."""
+    """Eager mode: play every bot match in this process (services.play.tournament_play_out),
+    round after round, and return how many were played. Matches a killed run of this command
+    left running are claimed again at once; a match someone else's live lease holds is waited
+    for, at most ``timeout`` seconds."""
     played_now = 0
     with ctrl_c_stops() as stop, Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -261,13 +243,7 @@ def play_here(tournament: Tournament, console: Console, *, timeout: float) -> in
             tournament.refresh_from_db()
             if tournament.status != Tournament.Status.RUNNING:
                 break
-            if stop.is_set():
-                left = Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.FINISHED).count()
-                raise CommandError(
-                    f"stopped (Ctrl-C): {played_now} match(es) played in this run, {left} still to play; the "
-                    f"matches not played were handed back: finish the tournament with {resume_hint(tournament)}"
-                )
-            playable, held_elsewhere = open_bot_matches(tournament)
+            playable, held_elsewhere = open_bot_matches(tournament, OWNER)
             done = Match.objects.filter(round__tournament=tournament, status=Match.Status.FINISHED).count()
             progress.update(task, completed=done, total=done + len(playable) + len(held_elsewhere))
             if not playable:
@@ -277,46 +253,47 @@ def play_here(tournament: Tournament, console: Console, *, timeout: float) -> in
                 waiting_since = waiting_since or now
                 if now - waiting_since >= timeout:
                     raise CommandError(
-                        f"match(es) {[pk for pk, _, _ in held_elsewhere]} are still leased to "
-                        f"{', '.join(sorted({o for _, o, _ in held_elsewhere}))} after {timeout:g}s: "
+                        f"match(es) {[held.match_id for held in held_elsewhere]} are still leased to "
+                        f"{', '.join(sorted({held.owner for held in held_elsewhere}))} after {timeout:g}s: "
                         f"{resume_hint(tournament)} again once their leases have run out"
                     )
-                for pk, owner, expires in held_elsewhere:
-                    if owner not in told:
-                        told.add(owner)
-                        console.print(f"waiting for {owner}, whose lease on match {pk} runs until "
-                                      f"{timezone.localtime(expires):%H:%M:%S}", soft_wrap=True)
+                for held in held_elsewhere:
+                    if held.owner not in told:
+                        told.add(held.owner)
+                        console.print(f"waiting for {held.owner}, whose lease on match {held.match_id} runs until "
+                                      f"{timezone.localtime(held.expires_at):%H:%M:%S}", soft_wrap=True)
                 progress.update(task, description="waiting")
-                soonest = min(expires for _, _, expires in held_elsewhere)
+                soonest = min(held.expires_at for held in held_elsewhere)
                 time.sleep(min(1.0, max(0.05, (soonest - timezone.now()).total_seconds())))
                 continue
             waiting_since = None
-            rnd = Match.objects.filter(pk=playable[0]).values_list("round__number", flat=True).first()
-            progress.update(task, description=f"round {rnd}")
+            progress.update(task, description="playing")
 
-            def played(_match_id: int) -> None:
-                nonlocal done, played_now
+            def played(match_id: int) -> None:
+                nonlocal done
                 done += 1
-                played_now += 1
                 progress.update(task, completed=done)
 
-            with held():  # the next round's matches are picked up by this loop
-                claims = match_play_batch(match_ids=playable, owner=OWNER, on_played=played, should_stop=stop.is_set)
-            by_status: dict[str, list[int]] = {}
-            for pk, claim in claims.items():
-                by_status.setdefault(claim.status, []).append(pk)
-            if ClaimStatus.FAILED in by_status:
+            result = tournament_play_out(tournament=tournament, owner=OWNER, on_played=played, should_stop=stop.is_set)
+            played_now += result.played
+            if stop.is_set():
+                left = Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.FINISHED).count()
                 raise CommandError(
-                    f"match(es) {sorted(by_status[ClaimStatus.FAILED])} could not be played: see the error logged "
-                    f"above; once it is fixed, {resume_hint(tournament)} plays them again"
+                    f"stopped (Ctrl-C): {played_now} match(es) played in this run, {left} still to play; the "
+                    f"matches not played were handed back: finish the tournament with {resume_hint(tournament)}"
                 )
-            if ClaimStatus.EXHAUSTED in by_status:
+            if failed := result.with_status(ClaimStatus.FAILED):
                 raise CommandError(
-                    f"match(es) {sorted(by_status[ClaimStatus.EXHAUSTED])} were given up after "
-                    f"{settings.MATCH_MAX_ATTEMPTS} plays without a result: once the cause is fixed, retry them "
-                    f"(POST /api/matches/ID/retry/) and {resume_hint(tournament)}"
+                    f"match(es) {failed} could not be played: see the error logged above; once it is fixed, "
+                    f"{resume_hint(tournament)} plays them again"
                 )
-            if set(by_status) == {ClaimStatus.BUSY}:
+            if exhausted := result.with_status(ClaimStatus.EXHAUSTED):
+                raise CommandError(
+                    f"match(es) {exhausted} were given up after {settings.MATCH_MAX_ATTEMPTS} plays without a "
+                    f"result: once the cause is fixed, retry them (POST /api/matches/ID/retry/) and "
+                    f"{resume_hint(tournament)}"
+                )
+            if not result.played:
                 time.sleep(0.2)  # claimed elsewhere between our read and our claim
     return played_now
 
@@ -405,17 +382,18 @@ class Command(BaseCommand):
     def _run(self, tournament: Tournament, console: Console, eager: bool, timeout: float, *, resumed: bool) -> None:
         if tournament.status in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
             try:
-                with held() if eager else contextlib.nullcontext():
-                    tournament_start(tournament=tournament)
+                _, progress = tournament_start(tournament=tournament)
             except ServiceError as exc:
                 raise CommandError(f"{tournament.slug} cannot start: {exc.message}") from None
+            if not eager:  # eager: play_here plays them
+                dispatch.send(progress.to_play)
             tournament.refresh_from_db()
         elif not eager and resumed:
             # Its messages may be lost (or never sent: a run without a broker made the round).
             # Sending a match twice is harmless: a worker finds it played, or in play.
-            playable, _ = open_bot_matches(tournament)
+            playable, _ = open_bot_matches(tournament, OWNER)
             if playable:
-                dispatch_matches(playable)
+                dispatch.send(playable)
                 console.print(f"sent the {len(playable)} match(es) still to play to the workers", soft_wrap=True)
         if eager:
             play_here(tournament, console, timeout=timeout)
@@ -491,8 +469,8 @@ class Command(BaseCommand):
         bots = parse_bots(opts["bots"] or ["random:8"])
         try:
             # All or nothing: a refused entrant or a field that cannot start leaves no tournament
-            # (nor ladder) behind. Held, the matches are played here; else sent once committed.
-            with transaction.atomic(), held() if eager else contextlib.nullcontext():
+            # (nor ladder) behind. Eager, the matches are played here; else sent once committed.
+            with transaction.atomic():
                 ladder, note = self._ladder(rules, name, slug, opts)
                 tournament = tournament_create(
                     name=name, slug=slug, game=rules.name, table_size=table_size, format=fmt,
@@ -504,7 +482,9 @@ class Command(BaseCommand):
                     for i in range(1, count + 1):
                         player = builtin_bot_get_or_create(bot=bot, name=f"{bot}-{i}" if count > 1 else bot)
                         entry_add(tournament=tournament, player=player)
-                tournament = tournament_start(tournament=tournament)
+                tournament, progress = tournament_start(tournament=tournament)
+                if not eager:
+                    dispatch.send(progress.to_play)
         except ServiceError as exc:
             if exc.field == "slug":  # made meanwhile by another run
                 raise CommandError(self._taken(Tournament.objects.get(slug=slug))) from None
