@@ -155,9 +155,9 @@ MATCH_BATCH_MAX = int(os.environ.get("MATCH_BATCH_MAX", "200"))
 # far, it would play it in less than this: sharing so short a round costs more than it saves.
 MATCH_SPLIT_SECONDS = float(os.environ.get("MATCH_SPLIT_SECONDS", "0.5"))
 # A bot round robin (rounds that do not depend on results) keeps this many matches made ahead
-# of those played, so workers never wait for a round to close; unset: two of the largest
-# batches (MATCH_BATCH_MAX) for each of MATCH_BATCH_SPREAD workers; 0: one round at a time
-# (tournaments.services.rounds).
+# of those played, so workers never wait for a round to close; unset: at the start two batches
+# (MATCH_BATCH_SIZE) for each of MATCH_BATCH_SPREAD workers, then two of the largest
+# (MATCH_BATCH_MAX) for each; 0: one round at a time (tournaments.services.rounds).
 ROUNDS_AHEAD_MATCHES = int(os.environ["ROUNDS_AHEAD_MATCHES"]) if os.environ.get("ROUNDS_AHEAD_MATCHES") else None
 # A match claimed this many times without a result (its worker died or it raised each time)
 # is left for an organiser to retry (POST /api/matches/{id}/retry/).

@@ -204,34 +204,34 @@ def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings, sent
 
 
 def test_how_many_matches_are_made_ahead_is_a_setting_not_the_pace_of_the_worker_that_made_them(settings):
-    """ROUNDS_AHEAD_MATCHES when set; else two of the largest batches (MATCH_BATCH_MAX) for each
-    of MATCH_BATCH_SPREAD workers, whatever batch size a worker's pace gives it."""
+    """ROUNDS_AHEAD_MATCHES when set; else, at the start, two batches (MATCH_BATCH_SIZE) for
+    each of MATCH_BATCH_SPREAD workers, and once rounds close two of the largest batches
+    (MATCH_BATCH_MAX) for each: whatever batch size a worker's pace gives it."""
     settings.ROUNDS_AHEAD_MATCHES = None  # the default
     settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_SPREAD = 20, 2
     settings.MATCH_BATCH_SECONDS, settings.MATCH_BATCH_MAX = 1.0, 200
     tournament = make_tournament(bot_players(6), slug="pace", **ROUND_ROBIN)
+    assert rounds_ahead(tournament, start=True) == ahead_matches(start=True) == 2 * 20 * 2
     assert rounds_ahead(tournament) == ahead_matches() == 2 * 200 * 2
-    settings.MATCH_BATCH_MAX, settings.MATCH_BATCH_SPREAD = 50, 3
-    assert rounds_ahead(tournament) == ahead_matches() == 2 * 50 * 3
+    settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_MAX, settings.MATCH_BATCH_SPREAD = 50, 60, 3
+    assert (ahead_matches(start=True), ahead_matches()) == (2 * 50 * 3, 2 * 60 * 3)
     settings.ROUNDS_AHEAD_MATCHES = 7  # set: the batch settings do not count
-    assert rounds_ahead(tournament) == ahead_matches() == 7
+    assert rounds_ahead(tournament, start=True) == rounds_ahead(tournament) == 7
     settings.ROUNDS_AHEAD_MATCHES = 0
-    assert rounds_ahead(tournament) == ahead_matches() == 0
+    assert rounds_ahead(tournament, start=True) == rounds_ahead(tournament) == 0
 
-    # Made by a worker closing rounds: two of the largest batches (2) for each of 2 workers, 8
-    # matches, though this worker's pace sizes its batches at MATCH_BATCH_SIZE (1): a measure
-    # of its pace would make 2 * 1 * 2 = 4.
+    # A worker whose pace sizes its batches at MATCH_BATCH_SIZE (1) closes round 1: it makes
+    # rounds until two of the largest batches (4) for its one worker, 8 matches, wait: a
+    # measure of its pace would make 2 * 1 * 1 = 2, round 2 only.
     settings.ROUNDS_AHEAD_MATCHES = None
-    settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_MAX, settings.MATCH_BATCH_SPREAD = 1, 2, 2
+    settings.MATCH_BATCH_SIZE, settings.MATCH_BATCH_MAX, settings.MATCH_BATCH_SPREAD = 1, 4, 1
     settings.MATCH_BATCH_SECONDS = 1e-9  # no match is that short: any pace gives MATCH_BATCH_SIZE
     worked = make_tournament(bot_players(6, prefix="worked"), slug="worked", ladder_slug="worked-ladder", **ROUND_ROBIN)
     tournament_start(tournament=worked)
-    assert _open_rounds(worked) == [1, 2, 3]  # rounds of 3 until 8 wait
+    assert _open_rounds(worked) == [1]  # at the start, rounds of 3 until 2 * 1 * 1 = 2 wait
     assert dispatch.batch_size(pace=0.001) == 1
-    # The worker closes rounds 1 and 2: 3 matches are left, fewer than half of 8, so it makes
-    # rounds until 8 wait again (4 matches would have made none).
-    _play_only(*Match.objects.filter(round__tournament=worked, round__number__in=[1, 2]).values_list("pk", flat=True))
-    assert _open_rounds(worked) == [3, 4, 5]
+    _play_only(*Match.objects.filter(round__tournament=worked, round__number=1).values_list("pk", flat=True))
+    assert _open_rounds(worked) == [2, 3, 4]
     assert rounds_ahead(worked) == 8
 
 

@@ -77,31 +77,38 @@ def next_round_due(tournament: Tournament, now: datetime | None = None) -> bool:
 
 # --- how many ahead ------------------------------------------------------------------------------
 
-def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entrants: list[int] | None = None) -> int:
+def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entrants: list[int] | None = None,
+                 *, start: bool = False) -> int:
     """How many matches not yet played a tournament keeps made ahead: 0 (one round at a time)
     unless its format's rounds do not depend on results (a round robin), every entrant is a
-    bot and rounds follow one another at once. Then :func:`ahead_matches`, so workers go from
-    one round to the next without waiting for the round to close, and make and record rounds
-    several at a time. A withdrawal or disqualification remakes those not started
-    (:func:`rounds_remake_ahead`)."""
+    bot and rounds follow one another at once. Then :func:`ahead_matches` (``start``: for the
+    rounds its start makes), so workers go from one round to the next without waiting for the
+    round to close, and make and record rounds several at a time. A withdrawal or
+    disqualification remakes those not started (:func:`rounds_remake_ahead`)."""
     fmt = fmt or tournament_format(tournament)
     if fmt.uses_results or tournament.round_interval is not None:
         return 0
     entrants = active_entrants(tournament) if entrants is None else entrants
     if Player.objects.filter(pk__in=entrants).exclude(kind=Player.Kind.BOT).exists():
         return 0  # people are told their tables a round at a time
-    return ahead_matches()
+    return ahead_matches(start=start)
 
 
-def ahead_matches() -> int:
-    """ROUNDS_AHEAD_MATCHES; by default two of the largest batches (MATCH_BATCH_MAX) for each of
-    MATCH_BATCH_SPREAD workers: enough that no worker waits for a round to close, however
-    short its matches. A setting, not a measure: how a tournament's rounds are made never
-    depends on which worker made them or how fast it was."""
+def ahead_matches(*, start: bool = False) -> int:
+    """ROUNDS_AHEAD_MATCHES when set. By default, at the start two default batches
+    (MATCH_BATCH_SIZE) for each of MATCH_BATCH_SPREAD workers: nobody knows yet how long the
+    matches take, so they go out in batches of that size, to be shared; and once rounds close,
+    two of the largest batches (MATCH_BATCH_MAX) for each worker, made at once by the worker
+    whose results closed the rounds, which cuts them at the pace it has measured: what it would
+    play in MATCH_BATCH_SECONDS it keeps and plays on with, the rest goes to the broker
+    (dispatch.split). Making and recording rounds costs per call, not per match, so short
+    matches want them made in large groups; how many is a setting, never the pace of whichever
+    worker made them."""
     configured = settings.ROUNDS_AHEAD_MATCHES
     if configured is not None:
         return max(0, int(configured))
-    return 2 * settings.MATCH_BATCH_MAX * max(1, settings.MATCH_BATCH_SPREAD)
+    size = settings.MATCH_BATCH_SIZE if start else settings.MATCH_BATCH_MAX
+    return 2 * size * max(1, settings.MATCH_BATCH_SPREAD)
 
 
 def open_matches(tournament: Tournament) -> int:
@@ -112,15 +119,15 @@ def open_matches(tournament: Tournament) -> int:
 
 def round_create_next(*, tournament: Tournament, fmt: formats.Format | None = None,
                       entrants: list[int] | None = None, ahead: int | None = None,
-                      waiting: int | None = None) -> Progress:
+                      waiting: int | None = None, start: bool = False) -> Progress:
     """Ask the format for the next round and make its matches; for a tournament that makes
-    rounds ahead (:func:`rounds_ahead`), go on until that many matches are open. Finish the
-    tournament when the format has no more and no round is open. ``fmt``, ``entrants``,
-    ``ahead`` and ``waiting`` (open matches), when the caller has them. Call inside a
-    transaction holding the tournament's row."""
+    rounds ahead (:func:`rounds_ahead`; ``start``: the tournament's first rounds), go on until
+    that many matches are open. Finish the tournament when the format has no more and no round
+    is open. ``fmt``, ``entrants``, ``ahead`` and ``waiting`` (open matches), when the caller
+    has them. Call inside a transaction holding the tournament's row."""
     fmt = fmt or tournament_format(tournament)
     entrants = active_entrants(tournament) if entrants is None else entrants
-    ahead = rounds_ahead(tournament, fmt, entrants) if ahead is None else ahead
+    ahead = rounds_ahead(tournament, fmt, entrants, start=start) if ahead is None else ahead
     history = round_history(tournament, open_rounds=bool(ahead))
     number = tournament.rounds.count() + 1
     if not ahead:

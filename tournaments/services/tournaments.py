@@ -281,7 +281,7 @@ def tournament_start(*, tournament: Tournament, actor=None) -> tuple[Tournament,
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="started", detail={"entrants": len(entrants)})
-    return tournament, round_create_next(tournament=tournament)
+    return tournament, round_create_next(tournament=tournament, start=True)
 
 
 @transaction.atomic
