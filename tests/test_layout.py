@@ -18,9 +18,6 @@ KNOWN = {
     # AppConfig.ready registers the Celery tasks in every process (web, commands), so that
     # services.dispatch finds them by name; Django's apps must be ready before they import.
     ("tournaments/apps.py", "tournaments"),
-    # Format.next_round applies the duplicate option with duplicate.py, whose functions take
-    # base's types.
-    ("tournaments/formats/base.py", "tournaments.formats.duplicate"),
 }
 
 

@@ -15,7 +15,7 @@ Swiss pairs on (see that module's docstring for the rule in words).
 from __future__ import annotations
 
 import random
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -332,6 +332,53 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
+# --- duplicate play -----------------------------------------------------------------------------
+#
+# Duplicate play: the same deal at every table of a round, seats rotated, so luck cancels.
+#
+# A round in duplicate is made from an ordinary round: each table of N seats becomes N tables with
+# the same entrants, the seats rotated by 0, 1, ..., N-1 places, so every entrant plays every
+# turn position once. All tables of the round carry one deal key (the round number): the service
+# derives the cards from (tournament, deal key), so every table of a round with the same number of
+# seats plays the same cards. Results come back as N tables per group; ``merge_duplicates`` folds
+# them into one result per group: the entrants' scores summed, ranked by total score, then by the
+# sum of their places (lower is better), ties sharing a place.
+
+
+def duplicate_round(rnd: Round) -> Round:
+    """Rotate each table of ``rnd`` through every seat; one deal key for the whole round."""
+    tables = []
+    for table in rnd.tables:
+        size = len(table.seats)
+        for k in range(size):
+            seats = table.seats[k:] + table.seats[:k]
+            note = f"duplicate: rotation {k + 1} of {size}, deal {rnd.number}"
+            tables.append(Table(seats=seats, notes=table.notes + (note,), deal=rnd.number))
+    notes = rnd.notes + (f"duplicate: every table plays deal {rnd.number} once per seat rotation",)
+    return Round(number=rnd.number, tables=tuple(tables), byes=rnd.byes, notes=notes)
+
+
+def merge_duplicates(result: RoundResult) -> RoundResult:
+    """One result per group of rotated tables (same entrants), in order of first appearance."""
+    groups: dict[frozenset[EntrantId], list[TableResult]] = defaultdict(list)
+    for table in result.tables:
+        groups[frozenset(table.seats)].append(table)
+    merged = []
+    for tables in groups.values():
+        seats = tables[0].seats
+        total = {e: 0 for e in seats}
+        place_sum = {e: 0 for e in seats}
+        for t in tables:
+            for e, place, score in zip(t.seats, t.places, t.game_scores):
+                total[e] += score
+                place_sum[e] += place
+        key = {e: (-total[e], place_sum[e]) for e in seats}
+        places = tuple(1 + sum(key[o] < key[e] for o in seats) for e in seats)
+        merged.append(TableResult(seats=seats, places=places,
+                                  scores=tuple(total[e] for e in seats)))
+    return RoundResult(number=result.number, tables=tuple(merged), byes=result.byes)
+
+
 # --- the common shape of a format -------------------------------------------------------------
 
 
@@ -353,8 +400,6 @@ class Format:
     def next_round(self, entrants: Sequence[EntrantId], history: Sequence[RoundResult],
                    rng: random.Random) -> Round | None:
         """The next round for these entrants (seed order, best first), or None: finished."""
-        from .duplicate import duplicate_round, merge_duplicates
-
         entrants = check_entrants(entrants)
         played = list(history)
         merged = [merge_duplicates(r) for r in played] if self.duplicate else played
@@ -372,8 +417,6 @@ class Format:
         order (an entrant knocked out stays one: the bracket, not this list, says who is out),
         and ``history`` the rounds played. An entrant in ``history`` but not in ``entrants`` has
         withdrawn. Every entrant of either gets a value."""
-        from .duplicate import merge_duplicates
-
         entrants = check_entrants(entrants)
         if self.duplicate:
             history = [merge_duplicates(r) for r in history]
