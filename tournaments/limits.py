@@ -50,6 +50,8 @@ REASON_MAX = 200  # Entry.disqualified, ResultSubmission.reason (kept whole in t
 MAX_ENTRIES = 1024
 ROUND_INTERVAL_MIN = timedelta(minutes=1)  # the periodic tick runs every minute by default
 ROUND_INTERVAL_MAX = timedelta(days=366)  # a round a year, leap years included
+MOVE_SECONDS_MIN = 5  # an online seat's time per action: a round trip and a thought
+MOVE_SECONDS_MAX = 86_400  # a day: correspondence play
 STARTS_AT_AHEAD_MAX = timedelta(days=3653)  # ten years
 #: Every round of a periodic tournament is due within this span of its first: the dates
 #: stay far from datetime's year 9999 (an OverflowError in the periodic tick otherwise).

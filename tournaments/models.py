@@ -31,6 +31,9 @@ class Player(models.Model):
         BUILTIN = "builtin", "built-in bot"
         SUBPROCESS = "subprocess", "program (JSON lines on stdin/stdout)"
         HTTP = "http", "HTTP endpoint"
+        # No code of its author's runs here: it reads its seat's view and posts its actions
+        # through the API with its owner's token (docs/online.md), like a person.
+        REMOTE = "remote", "remote (plays through the API)"
 
     name = models.SlugField(max_length=64, unique=True, help_text="unique handle, e.g. 'ada' or 'stoppa-mcts-v2'")
     display_name = models.CharField(max_length=120, blank=True)
@@ -60,6 +63,17 @@ class Player(models.Model):
 
     def __str__(self) -> str:
         return self.display_name or self.name
+
+    @property
+    def plays_online(self) -> bool:
+        """Sits at its tables through the API (a person, or a remote bot), never in a worker."""
+        return self.kind == self.Kind.PERSON or self.bot_kind == self.BotKind.REMOTE
+
+
+def plays_online(prefix: str = "") -> Q:
+    """:attr:`Player.plays_online` as a query on players (``prefix``: the path to them, e.g.
+    "seats__player__")."""
+    return Q(**{f"{prefix}kind": Player.Kind.PERSON}) | Q(**{f"{prefix}bot_kind": Player.BotKind.REMOTE})
 
 
 class RatingLadder(models.Model):
@@ -174,6 +188,20 @@ class Tournament(models.Model):
     )
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="organised_tournaments")
     open_entry = models.BooleanField(default=False, help_text="players' owners may enter them themselves")
+    online = models.BooleanField(
+        default=False,
+        help_text="people and remote bots play their matches through the API (docs/online.md); "
+                  "otherwise people play on real tables and report the results",
+    )
+    # Online play's clock: an online seat has this long for each action; when it runs out the
+    # tournament's timeout policy applies (services.online.deadlines_expire).
+    move_seconds = models.PositiveIntegerField(null=True, blank=True,
+                                               help_text="seconds an online seat has for each action; null: no limit")
+    timeout_bot = models.CharField(
+        max_length=40, blank=True,
+        help_text="when a move's time runs out: empty, the seat is forfeited (the fallback bot plays it on, it "
+                  "ranks last); a built-in bot's name, that bot plays the move and the seat plays on",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -263,12 +291,19 @@ class Match(models.Model):
     # The engine's to_json(): the match's inputs and actions. The full event log is derived
     # from it by replaying (engine.load), so it is not stored twice.
     record = models.JSONField(null=True, blank=True, help_text="engine to_json(): inputs and actions, for replays")
+    # Online matches: the online seat whose action the match awaits, and when its time runs out
+    # (null: not waiting for an online seat; no clock running).
+    awaiting_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    deadline_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["round", "table"]
         verbose_name_plural = "matches"
         constraints = [models.UniqueConstraint(fields=["round", "table"], name="match_table_unique")]
-        indexes = [models.Index(fields=["status", "lease_expires_at"], name="match_status_lease")]
+        indexes = [
+            models.Index(fields=["status", "lease_expires_at"], name="match_status_lease"),
+            models.Index(fields=["deadline_at"], name="match_deadline", condition=Q(deadline_at__isnull=False)),
+        ]
 
 
 class Seat(models.Model):
@@ -331,6 +366,30 @@ class ResultSubmission(models.Model):
     class Meta:
         ordering = ["match", "version"]
         constraints = [models.UniqueConstraint(fields=["match", "version"], name="submission_version_unique")]
+
+
+class MatchAction(models.Model):
+    """One action a seat chose in an online match, in order: the match so far is the engine
+    replaying them from the match's seed (docs/online.md). Append-only."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="actions")
+    seq = models.PositiveIntegerField(help_text="0, 1, 2 ... in the order applied")
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField()
+    # Who chose it: the seat's own (its owner, through the API), its built-in bot, or the
+    # fallback bot playing a forfeited seat.
+    by = models.CharField(max_length=12)
+    # The client's Idempotency-Key: the same key again gets the first answer, never a second move.
+    idempotency_key = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seq"], name="match_action_seq_unique"),
+            models.UniqueConstraint(fields=["match", "seat", "idempotency_key"], condition=~Q(idempotency_key=""),
+                                    name="match_action_idempotency_unique"),
+        ]
 
 
 class AuditEvent(models.Model):

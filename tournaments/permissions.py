@@ -99,6 +99,17 @@ def acts_for(caller: Caller, player: Player) -> bool:
     return player.owner_id is not None and player.owner_id == caller.user.pk
 
 
+def sees_seat(caller: Caller, player: Player) -> bool:
+    """May read ``player``'s seat at a table, its own cards included (its owner, with the
+    ``read`` scope; a token tied to a bot, for that bot only). Nobody else, organisers
+    included."""
+    if not (caller.signed_in and caller.can(READ)):
+        return False
+    if caller.bot_id is not None and caller.bot_id != player.pk:
+        return False
+    return player.owner_id is not None and player.owner_id == caller.user.pk
+
+
 def seated(match: Match) -> list[Player]:
     return [seat.player for seat in match.seats.select_related("player")]
 

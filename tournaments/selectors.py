@@ -8,12 +8,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 import engine
 from tournaments import formats, ratings, standings as standings_algo
-from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament
+from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, plays_online
 from tournaments.services.pairing import tournament_format
 
 
@@ -170,6 +170,24 @@ def match_log(match: Match) -> list[dict]:
     return engine.load(match.record).log
 
 
+# --- online play ---------------------------------------------------------------------------------
+
+def online_seats(user, bot_id: int | None = None) -> QuerySet[Seat]:
+    """The seats ``user``'s players hold in online matches being played (only ``bot_id``'s, for
+    a token tied to that bot), the match's deadline and whether it awaits that seat
+    (``your_turn``), those awaited first, then the soonest deadline."""
+    seats = Seat.objects.filter(
+        match__status=Match.Status.RUNNING, match__round__tournament__online=True, player__owner=user,
+    )
+    if bot_id is not None:
+        seats = seats.filter(player_id=bot_id)
+    return (
+        seats.select_related("player", "match__round__tournament")
+        .annotate(your_turn=ExpressionWrapper(Q(match__awaiting_seat=F("position")), output_field=BooleanField()))
+        .order_by("-your_turn", F("match__deadline_at").asc(nulls_last=True), "match_id")
+    )
+
+
 # --- what is left to play -------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -189,7 +207,7 @@ def open_bot_matches(tournament: Tournament, owner: str) -> tuple[list[int], lis
     now = timezone.now()
     rows = (
         Match.objects.filter(round__tournament=tournament, status__in=[Match.Status.PENDING, Match.Status.RUNNING])
-        .exclude(seats__player__kind=Player.Kind.PERSON)
+        .exclude(pk__in=Seat.objects.filter(plays_online("player__")).values("match_id"))
         .order_by("round__number", "table")
         .values_list("pk", "status", "lease_owner", "lease_expires_at")
     )

@@ -169,7 +169,10 @@ HTTP_BOTS_PUBLIC_ONLY = os.environ.get("HTTP_BOTS_PUBLIC_ONLY", "true").lower() 
 HTTP_BOTS_ALLOWED_HOSTS = [h for h in os.environ.get("HTTP_BOTS_ALLOWED_HOSTS", "").split(",") if h.strip()]
 RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "30"))
 TICK_INTERVAL_SECONDS = float(os.environ.get("TICK_INTERVAL_SECONDS", "60"))
+# How often online seats' clocks are checked: a move's time runs out at most this late.
+DEADLINE_CHECK_SECONDS = float(os.environ.get("DEADLINE_CHECK_SECONDS", "1"))
 CELERY_BEAT_SCHEDULE = {
     "reclaim-matches": {"task": "tournaments.tasks.reclaim_matches", "schedule": RECLAIM_INTERVAL_SECONDS},
     "tick": {"task": "tournaments.tasks.tick", "schedule": TICK_INTERVAL_SECONDS},
+    "expire-deadlines": {"task": "tournaments.tasks.expire_deadlines", "schedule": DEADLINE_CHECK_SECONDS},
 }

@@ -13,6 +13,7 @@ from django.conf import settings
 
 from tournaments.services import dispatch
 from tournaments.services.leases import ClaimStatus, matches_reclaim
+from tournaments.services.online import deadlines_expire, online_matches_open
 from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.schedule import schedule_tick
 
@@ -76,6 +77,20 @@ def play_match(self, match_id: int) -> str:
     return claim.status
 
 
+@shared_task(acks_late=True, ignore_result=True)
+def open_online_matches(match_ids: list[int]) -> None:
+    """Open online matches whose round has come (services.online): the seats the service plays
+    move up to the first online turn. Safe to run twice: an open match is left as it is."""
+    dispatch.send_progress(online_matches_open(match_ids=match_ids))
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def expire_deadlines() -> None:
+    """Periodic (Celery beat, every DEADLINE_CHECK_SECONDS): apply the timeout policy to online
+    seats whose time ran out (services.online.deadlines_expire); applied once per deadline."""
+    dispatch.send_progress(deadlines_expire())
+
+
 @shared_task(acks_late=True)
 def reclaim_matches() -> list[int]:
     """Periodic (Celery beat): hand back matches whose worker died, resend lost ones."""
@@ -90,5 +105,5 @@ def tick() -> dict:
     tournaments (league divisions) when due, end finished seasons; their bot matches go to
     the workers."""
     ticked = schedule_tick()
-    dispatch.send(ticked.progress.to_play)
+    dispatch.send_progress(ticked.progress)
     return ticked.counts()

@@ -200,3 +200,18 @@ def test_a_season_whose_next_cannot_start_still_ends_and_its_last_result_is_reco
     assert not Season.objects.filter(league=league, number=2).exists()
     told = division.audit.get(action="next_season_not_started")
     assert told.detail["season"] == 2 and "cannot fill" in told.detail["why"]
+
+
+def test_a_remote_bot_cannot_join_a_league_whose_divisions_are_not_played_online():
+    from django.contrib.auth import get_user_model
+
+    from tournaments.services.players import player_create
+
+    owner = get_user_model().objects.create_user("author")
+    remote = player_create(name="far-away", kind="bot", bot_kind="remote", owner=owner)
+    league = make_league(bot_players(6))
+    with pytest.raises(ServiceError) as refused:
+        league_join(league=league, player=remote)
+    assert refused.value.field == "player" and "remote bot" in refused.value.message
+    assert not league.players.filter(pk=remote.pk).exists()
+    season_start(league=league)  # the league's season still starts

@@ -9,7 +9,7 @@ schema of ``/api/schema/``, tournaments/api/schema.py):
   the body as a whole, dotted names for nested ones (``scores.1``, ``options.hands``).
 
 Service errors (tournaments.services.ServiceError) name their field; their code picks the
-status (``conflict`` 409, ``forbidden`` 403, anything else 400).
+status (``conflict`` 409, ``forbidden`` 403, ``illegal`` 422, ``not_found`` 404, anything else 400).
 
 Outside the views: an unknown path under /api/ is answered by :func:`not_found` (the last
 route of tournaments/urls.py, so that Django's HTML 404 page, technical or not, never answers
@@ -38,7 +38,8 @@ from tournaments.services import ServiceError
 
 API_PREFIX = "/api/"
 
-STATUS = {"conflict": status.HTTP_409_CONFLICT, "forbidden": status.HTTP_403_FORBIDDEN, "unique": status.HTTP_400_BAD_REQUEST}
+STATUS = {"conflict": status.HTTP_409_CONFLICT, "forbidden": status.HTTP_403_FORBIDDEN, "unique": status.HTTP_400_BAD_REQUEST,
+          "illegal": status.HTTP_422_UNPROCESSABLE_ENTITY, "not_found": status.HTTP_404_NOT_FOUND}
 
 # Where a 500's traceback goes: Django's own logger for failed requests, so that whatever a
 # deployment attaches to it (mail to the admins, an error tracker) sees the API's failures too.

@@ -71,6 +71,7 @@ DESCRIPTIONS = {
     409: "Not now: the object's state does not allow it; the reason",
     413: "Request body over the API's limit (API_MAX_BODY_BYTES)",
     415: "Request body in a media type the API does not read (send application/json)",
+    422: "Not a legal move now: the rule the engine gave, in the field at fault",
     429: "Too many requests: retry after Retry-After seconds",
 }
 

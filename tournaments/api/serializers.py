@@ -105,7 +105,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "slug", "game", "options", "format", "format_config", "table_size", "duplicate",
             "points_by_place", "tiebreaks", "seed", "seed_chosen", "ladder", "starts_at", "round_interval",
-            "open_entry", "status", "owner", "organisers", "entrants", "created_at", "finished_at",
+            "open_entry", "online", "move_seconds", "timeout_bot", "status", "owner", "organisers", "entrants",
+            "created_at", "finished_at",
         ]
         read_only_fields = ["id", "seed_chosen", "status", "entrants", "created_at", "finished_at"]
         extra_kwargs = {
@@ -175,7 +176,7 @@ class MatchSerializer(serializers.ModelSerializer):
     class Meta:
         model = Match
         fields = ["id", "tournament", "round", "table", "seed", "deal", "status", "notes", "scheduled_at",
-                  "started_at", "finished_at", "attempts", "interrupted", "seats"]
+                  "started_at", "finished_at", "deadline_at", "attempts", "interrupted", "seats"]
 
     def to_representation(self, match: Match) -> dict:
         public = selectors.outcome_public(match)
@@ -257,6 +258,56 @@ class SubmissionSerializer(serializers.ModelSerializer):
 
 class ReasonSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=200)
+
+
+class SeatViewSerializer(serializers.Serializer):
+    """What one seat of an online match sees (docs/online.md)."""
+
+    match = serializers.IntegerField()
+    position = serializers.IntegerField()
+    player = serializers.CharField()
+    status = serializers.CharField()
+    turn = serializers.IntegerField(allow_null=True, help_text="the seat to act; null once the match is over")
+    waiting_for = serializers.IntegerField(allow_null=True, help_text="the online seat whose action the match awaits")
+    forfeited = serializers.BooleanField()
+    deadline_at = serializers.DateTimeField(allow_null=True, help_text="when the seat awaited runs out of time")
+    actions = serializers.IntegerField(help_text="actions applied so far")
+    view = serializers.JSONField(help_text="the engine's view(seat): this seat's cards, the public table, and on its "
+                                           "turn its legal_actions")
+
+
+class TableViewSerializer(serializers.Serializer):
+    """What a spectator sees of an online match: public information only."""
+
+    match = serializers.IntegerField()
+    status = serializers.CharField()
+    turn = serializers.IntegerField(allow_null=True)
+    waiting_for = serializers.IntegerField(allow_null=True)
+    deadline_at = serializers.DateTimeField(allow_null=True)
+    actions = serializers.IntegerField()
+    view = serializers.JSONField(help_text="the engine's view(None)")
+
+
+class OnlineSeatSerializer(serializers.Serializer):
+    """One of the caller's seats in an online match being played."""
+
+    match = serializers.IntegerField(source="match_id")
+    position = serializers.IntegerField()
+    player = serializers.CharField(source="player.name")
+    tournament = serializers.IntegerField(source="match.round.tournament_id")
+    game = serializers.CharField(source="match.round.tournament.game")
+    your_turn = serializers.BooleanField(help_text="the match awaits this seat's action")
+    deadline_at = serializers.DateTimeField(source="match.deadline_at", allow_null=True)
+
+
+class SeatActionSerializer(serializers.Serializer):
+    action = serializers.JSONField(help_text="one of the seat's legal_actions, e.g. {\"type\": \"pass\"}")
+
+
+class ActedSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="the action's number in the match, from 0")
+    action = serializers.JSONField()
+    repeated = serializers.BooleanField(help_text="true: this Idempotency-Key was seen before; nothing was applied again")
 
 
 class AuditSerializer(serializers.ModelSerializer):

@@ -11,5 +11,6 @@ router.register("matches", views.MatchViewSet)
 router.register("submissions", views.SubmissionViewSet, basename="resultsubmission")
 router.register("leagues", views.LeagueViewSet)
 router.register("tokens", views.TokenViewSet, basename="token")
+router.register("seats", views.OnlineSeatViewSet, basename="seat")
 
 urlpatterns = router.urls

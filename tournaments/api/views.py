@@ -7,17 +7,19 @@ import django_filters
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import authentication, mixins, permissions as drf_permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
 from tournaments import permissions as rules, selectors
 from tournaments.formats import FORMATS
-from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Tournament
-from tournaments.services import dispatch, ladders, leagues, leases, players, results, tokens, tournaments
+from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Seat, Tournament
+from tournaments.services import (
+    ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
+)
 
 from . import auth, serializers as s
 from .schema import api_errors
@@ -185,7 +187,7 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     @action(detail=True, methods=["post"])
     def start(self, request, pk=None):
         tournament, progress = tournaments.tournament_start(tournament=self._organised(), actor=request.user)
-        dispatch.send(progress.to_play)
+        dispatch.send_progress(progress)
         return Response(self.get_serializer(tournament).data)
 
     @api_errors(409)
@@ -244,7 +246,7 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         require(rules.may_withdraw(self.caller, entry.tournament, entry.player),
                 "an organiser, or the player's owner, withdraws an entry")
         entry, progress = tournaments.entry_withdraw(entry=entry, actor=request.user)
-        dispatch.send(progress.to_play)
+        dispatch.send_progress(progress)
         return Response(s.EntrySerializer(entry).data)
 
     @api_errors(409)
@@ -255,7 +257,7 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         require(rules.organises(self.caller, entry.tournament), "only the tournament's organisers disqualify")
         data = self.valid(s.ReasonSerializer)
         entry, progress = tournaments.entry_disqualify(entry=entry, reason=data["reason"], actor=request.user)
-        dispatch.send(progress.to_play)
+        dispatch.send_progress(progress)
         return Response(s.EntrySerializer(entry).data)
 
 
@@ -287,6 +289,70 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         match = leases.match_retry(match_id=match.pk, actor=request.user)
         dispatch.send([match.pk])
         return Response(self.get_serializer(self.get_queryset().get(pk=match.pk)).data)
+
+    # --- online play (docs/online.md) ---
+
+    def _seat(self, match: Match, position: str) -> Seat:
+        seat = match.seats.select_related("player").filter(position=int(position)).first()
+        if seat is None:
+            raise NotFound(f"match {match.pk} has no seat {position}")
+        return seat
+
+    @api_errors(409)
+    @extend_schema(responses=s.SeatViewSerializer, filters=False)
+    @action(detail=True, methods=["get"], url_path=r"seats/(?P<position>[0-9]{1,2})")
+    def seat(self, request, pk=None, position=None):
+        """What this seat of an online match sees now: its own cards, the public table, whose
+        turn it is and, on its turn, its legal actions. Only for its player's owner."""
+        match = self.get_object()
+        seat = self._seat(match, position)
+        require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
+        if not online.is_online(match):
+            raise ServiceError("this match is not played online", "match", code="conflict")
+        return Response(online.seat_view(match=match, position=seat.position))
+
+    @api_errors(409, 422)
+    @extend_schema(request=s.SeatActionSerializer, responses=s.ActedSerializer,
+                   parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER, required=False,
+                                                description="the same key again answers as the first time, the "
+                                                            "action applied once (at most 64 characters)")])
+    @action(detail=True, methods=["post"], url_path=r"seats/(?P<position>[0-9]{1,2})/actions")
+    def act(self, request, pk=None, position=None):
+        """Play this seat's action (one of its legal_actions). 422: not legal now, the engine's
+        reason; 409: not this seat's turn, the match over or not started."""
+        match = self.get_object()
+        seat = self._seat(match, position)
+        require(rules.acts_for(self.caller, seat.player), "only the seat's player's owner acts for it")
+        data = self.valid(s.SeatActionSerializer)
+        acted = online.seat_act(match_id=match.pk, position=seat.position, action=data["action"],
+                                idempotency_key=request.headers.get("Idempotency-Key", ""), actor=request.user)
+        dispatch.send_progress(acted.progress)
+        return Response({"seq": acted.seq, "action": acted.action, "repeated": acted.repeated})
+
+    @api_errors(409)
+    @extend_schema(request=s.ReasonSerializer, responses=s.SeatViewSerializer)
+    @action(detail=True, methods=["post"], url_path=r"seats/(?P<position>[0-9]{1,2})/forfeit")
+    def forfeit(self, request, pk=None, position=None):
+        """An organiser forfeits a seat whose player is gone: the fallback bot plays it and it
+        ranks last."""
+        match = self.get_object()
+        seat = self._seat(match, position)
+        require(rules.organises(self.caller, match.round.tournament), "only the tournament's organisers forfeit a seat")
+        data = self.valid(s.ReasonSerializer)
+        progress = online.seat_forfeit(match_id=match.pk, position=seat.position, reason=data["reason"],
+                                       actor=request.user)
+        dispatch.send_progress(progress)
+        return Response(self.get_serializer(self.get_queryset().get(pk=match.pk)).data)
+
+    @api_errors(409)
+    @extend_schema(responses=s.TableViewSerializer, filters=False)
+    @action(detail=True, methods=["get"])
+    def table(self, request, pk=None):
+        """What anyone may see of an online match as it is played: public information only."""
+        match = self.get_object()
+        if not online.is_online(match):
+            raise ServiceError("this match is not played online", "match", code="conflict")
+        return Response(online.table_view(match=match))
 
     @extend_schema(responses=s.SubmissionSerializer(many=True), filters=False)
     @action(detail=True, methods=["get"])
@@ -344,7 +410,7 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiVie
     def confirm(self, request, pk=None):
         submission = self._decided_by_someone_seated()
         _, progress = results.result_confirm(submission=submission, user=request.user)
-        dispatch.send(progress.to_play)
+        dispatch.send_progress(progress)
         return Response(s.SubmissionSerializer(ResultSubmission.objects.get(pk=submission.pk)).data)
 
     @api_errors(409)
@@ -392,8 +458,27 @@ class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         league = self.get_object()
         require(rules.organises(self.caller, league), "only the league's organisers start a season")
         season, progress = leagues.season_start(league=league)
-        dispatch.send(progress.to_play)
+        dispatch.send_progress(progress)
         return Response(s.SeasonSerializer(season).data, status=status.HTTP_201_CREATED)
+
+
+class OnlineSeatViewSet(ApiViewSet):
+    """The caller's seats in online matches being played: what a person's client or a remote
+    bot polls for its turns (docs/online.md)."""
+
+    permission_classes = [drf_permissions.IsAuthenticated]
+    serializer_class = s.OnlineSeatSerializer
+
+    @extend_schema(responses=s.OnlineSeatSerializer(many=True),
+                   parameters=[OpenApiParameter("your_turn", bool, description="only the seats awaited now")])
+    def list(self, request):
+        seats = selectors.online_seats(request.user, self.caller.bot_id)
+        your_turn = request.query_params.get("your_turn")
+        if your_turn is not None:
+            if your_turn not in ("true", "false"):
+                raise ServiceError("your_turn is true or false", "your_turn")
+            seats = seats.filter(your_turn=your_turn == "true")
+        return self.paginated(seats, s.OnlineSeatSerializer)
 
 
 class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, ApiViewSet):

@@ -26,6 +26,7 @@ from django.conf import settings
 from django.db import transaction
 
 PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
+OPEN_ONLINE = "tournaments.tasks.open_online_matches"  # the task that opens online matches
 
 
 def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
@@ -85,6 +86,21 @@ def send(match_ids: Iterable[int], *, pace: float | None = None) -> None:
     """Send bot matches to the workers, in batches, once the current transaction commits (at
     once outside one): a worker must find the rows."""
     send_batches(split(match_ids, pace=pace).rest)
+
+
+def send_progress(progress) -> None:
+    """Send what a change made (a rounds.Progress): its bot matches to the workers to play, its
+    online matches to be opened; once the current transaction commits."""
+    send(progress.to_play)
+    open_online(progress.to_open)
+
+
+def open_online(match_ids: Iterable[int]) -> None:
+    """Have the workers open online matches (services.online.online_matches_open), once the
+    current transaction commits."""
+    ids = sorted(set(match_ids))
+    if ids:
+        transaction.on_commit(lambda: current_app.tasks[OPEN_ONLINE].apply_async((ids,), queue=settings.MATCH_QUEUE))
 
 
 def send_batches(chunks: list[list[int]]) -> None:

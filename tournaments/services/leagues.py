@@ -79,9 +79,14 @@ def league_create(
 
 @transaction.atomic
 def league_join(*, league: League, player: Player) -> League:
-    """Add a player; he plays from the next season, in the bottom division."""
+    """Add a player; he plays from the next season, in the bottom division. A league's
+    divisions are not played online, so a remote bot (which plays only through the API) is
+    refused: it could never take its seat, and the season would not start."""
     if not player.active:
         raise ServiceError(f"{player.name} is not active", "player")
+    if player.bot_kind == Player.BotKind.REMOTE:
+        raise ServiceError(f"{player.name} is a remote bot: it plays through the API, and league divisions are "
+                           "not played online", "player")
     league.players.add(player)
     return league
 

@@ -20,7 +20,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from tournaments.models import AuditEvent, Match, Player, Seat, Tournament
+from tournaments.models import AuditEvent, Match, Player, Seat, Tournament, plays_online
 
 from .errors import ServiceError
 
@@ -33,7 +33,7 @@ class ClaimStatus(StrEnum):
     CLAIMED = "claimed"  # leased to this worker: it plays it
     FINISHED = "finished"  # recorded (before, or by this worker)
     BUSY = "busy"  # another live worker holds its lease (retry_in: until it runs out)
-    PEOPLE = "people"  # people play it: never a worker
+    PEOPLE = "people"  # people (or remote bots) play it: never a worker
     FAILED = "failed"  # its play raised: it keeps its lease until reclaimed
     EXHAUSTED = "exhausted"  # played MATCH_MAX_ATTEMPTS times without a result: waits for match_retry
     CANCELLED = "cancelled"  # its tournament was cancelled: never played
@@ -81,7 +81,7 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
         for seat in seat_rows:
             seat.player = players[seat.player_id]
             seats[seat.match_id].append(seat)
-        with_people = {pk for pk, at in seats.items() if any(s.player.kind != Player.Kind.BOT for s in at)}
+        with_people = {pk for pk, at in seats.items() if any(s.player.plays_online for s in at)}
         now = timezone.now()
         expires = now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
         taken_over: list[int] = []
@@ -197,7 +197,7 @@ def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
             # workers started a match lately is moving, and its messages are not lost.
             .exclude(round__tournament__in=Tournament.objects.filter(
                 rounds__matches__started_at__gte=now - timedelta(seconds=stale_after)))
-            .exclude(seats__player__kind=Player.Kind.PERSON)
+            .exclude(pk__in=Seat.objects.filter(plays_online("player__")).values("match_id"))
             .values_list("pk", flat=True)
         )
         ids = sorted({pk for pk, attempts, _ in expired if attempts < limit} | set(waiting))
@@ -219,7 +219,7 @@ def match_retry(*, match_id: int, actor=None) -> Match:
             raise ServiceError("the match is finished: its result stands", "status", code="conflict")
         if match.round.tournament.status == Tournament.Status.CANCELLED:
             raise ServiceError("the tournament is cancelled: its matches are not played", "status", code="conflict")
-        if match.seats.exclude(player__kind=Player.Kind.BOT).exists():
+        if match.seats.filter(plays_online("player__")).exists():
             raise ServiceError("people play this match: they report its result", "match", code="conflict")
         if match.status == Match.Status.RUNNING and match.lease_expires_at and match.lease_expires_at > timezone.now():
             raise ServiceError(f"a worker ({match.lease_owner}) is playing it now", "status", code="conflict")

@@ -23,6 +23,7 @@ from tournaments.selectors import open_bot_matches
 from . import dispatch
 from .errors import ServiceError
 from .leases import Claim, ClaimStatus, attempt_charge, leases_hand_back, leases_renew, matches_claim
+from .online import online_matches_open
 from .players import player_bot
 from .recording import Outcome, matches_record_results
 from .seeds import bot_seed
@@ -98,9 +99,11 @@ def _play_batch(match_ids: list[int], owner: str, on_played: OnPlayed, should_st
             recorded, progress = matches_record_results(outcomes=played, source=Result.Source.ENGINE)
             if play_all:
                 opened.extend(progress.to_play)
+                online_matches_open(match_ids=list(progress.to_open))
             else:
                 split = dispatch.split(progress.to_play, pace=play_seconds / play_count, keep=True)
                 dispatch.send_batches(split.rest)
+                dispatch.open_online(progress.to_open)
                 opened.extend(split.kept)
             for outcome in played:
                 claims[outcome.match_id] = Claim(ClaimStatus.FINISHED, recorded[outcome.match_id])

@@ -91,6 +91,11 @@ def _check_bot_config(bot_kind: str, config: Any) -> dict:
         raise ServiceError("bot_config must be an object", "bot_config")
     if bot_kind == Player.BotKind.BUILTIN:
         return _check_builtin_config(config)
+    if bot_kind == Player.BotKind.REMOTE:
+        if config:
+            raise ServiceError("a remote bot has no bot_config: it plays through the API with its owner's token",
+                               "bot_config")
+        return {}
     if bot_kind == Player.BotKind.SUBPROCESS:
         return limits.check_subprocess_config(config)
     if bot_kind == Player.BotKind.HTTP:
@@ -182,6 +187,8 @@ def player_bot(player: Player, *, game: str, seed: int) -> bots.Bot:
     existed forfeits its seat rather than run beyond it."""
     if player.kind != Player.Kind.BOT:
         raise ServiceError(f"{player.name} is a person, not a bot", "player")
+    if player.bot_kind == Player.BotKind.REMOTE:
+        raise ServiceError(f"{player.name} is a remote bot: it plays through the API", "player")
     config = player.bot_config
     try:
         if player.bot_kind == Player.BotKind.BUILTIN:

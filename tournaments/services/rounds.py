@@ -19,7 +19,7 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from tournaments import formats
-from tournaments.models import AuditEvent, Match, Player, Round, Seat, Tournament
+from tournaments.models import AuditEvent, Match, Player, Round, Seat, Tournament, plays_online
 from tournaments.selectors import active_entrants, round_history
 
 from .ladders import ladder_apply_rounds
@@ -32,19 +32,22 @@ class Progress:
     """What a change did to tournaments' rounds. ``to_play``: the bot matches it made, in
     round and table order, for the caller to send to the workers (dispatch.send), to keep
     (dispatch.split) or to play itself; people's matches are told to them, never sent.
-    ``finished``: the tournaments it finished (a league division closes its season then)."""
+    ``finished``: the tournaments it finished (a league division closes its season then).
+    ``to_open``: the online matches it made (people or remote bots at them, in an online
+    tournament), for the caller to open (services.online: dispatch.send_progress)."""
 
     closed: tuple[Round, ...] = ()
     made: tuple[Round, ...] = ()
     to_play: tuple[int, ...] = ()
     finished: tuple[Tournament, ...] = ()
+    to_open: tuple[int, ...] = ()
 
     def __add__(self, other: Progress) -> Progress:
         return Progress(self.closed + other.closed, self.made + other.made, self.to_play + other.to_play,
-                        self.finished + other.finished)
+                        self.finished + other.finished, self.to_open + other.to_open)
 
     def __bool__(self) -> bool:
-        return bool(self.closed or self.made or self.to_play or self.finished)
+        return bool(self.closed or self.made or self.to_play or self.finished or self.to_open)
 
 
 NOTHING = Progress()
@@ -89,8 +92,8 @@ def rounds_ahead(tournament: Tournament, fmt: formats.Format | None = None, entr
     if fmt.uses_results or tournament.round_interval is not None:
         return 0
     entrants = active_entrants(tournament) if entrants is None else entrants
-    if Player.objects.filter(pk__in=entrants).exclude(kind=Player.Kind.BOT).exists():
-        return 0  # people are told their tables a round at a time
+    if Player.objects.filter(plays_online(), pk__in=entrants).exists():
+        return 0  # people (and remote bots) are told their tables a round at a time
     return ahead_matches(start=start)
 
 
@@ -169,9 +172,10 @@ def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) 
               **({} if planned.tables else {"status": Round.Status.FINISHED, "finished_at": now}))
         for planned in planned_rounds
     )
-    people = set(
-        Player.objects.filter(pk__in={p for planned in planned_rounds for table in planned.tables for p in table.seats})
-        .exclude(kind=Player.Kind.BOT).values_list("pk", flat=True)
+    online = set(
+        Player.objects.filter(plays_online(),
+                              pk__in={p for planned in planned_rounds for table in planned.tables for p in table.seats})
+        .values_list("pk", flat=True)
     )
     matches, tables = [], []
     for rnd, planned in zip(rounds, planned_rounds):
@@ -197,8 +201,12 @@ def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) 
                    detail={"round": planned.number, "tables": len(planned.tables), "byes": list(planned.byes)})
         for planned in planned_rounds
     )
-    to_play = tuple(match.pk for match, table in zip(matches, tables) if people.isdisjoint(table.seats))
-    return Progress(made=tuple(rounds), to_play=to_play)
+    to_play = tuple(match.pk for match, table in zip(matches, tables) if online.isdisjoint(table.seats))
+    # People's tables: played through the API in an online tournament, else on real tables
+    # (their results reported).
+    to_open = tuple(match.pk for match, table in zip(matches, tables)
+                    if tournament.online and not online.isdisjoint(table.seats))
+    return Progress(made=tuple(rounds), to_play=to_play, to_open=to_open)
 
 
 def rounds_top_up(*, tournament: Tournament, waiting: int | None = None) -> Progress:

@@ -126,6 +126,9 @@ def tournament_create(
     starts_at: datetime | None = None,
     round_interval: timedelta | None = None,
     open_entry: bool = False,
+    online: bool = False,
+    move_seconds: int | None = None,
+    timeout_bot: str = "",
     owner=None,
     actor=None,
 ) -> Tournament:
@@ -136,6 +139,19 @@ def tournament_create(
     resolved = check_game(game, table_size, options or {})
     points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
     check_format(format, format_config or {}, table_size, duplicate, points_by_place)
+    if move_seconds is not None:
+        limits.check_int(move_seconds, "move_seconds", limits.MOVE_SECONDS_MIN, limits.MOVE_SECONDS_MAX)
+    if (move_seconds is not None or timeout_bot) and not online:
+        raise ServiceError("move_seconds and timeout_bot are online play's clock: set online too", "online")
+    if timeout_bot:
+        problem = builtin_problem({"bot": timeout_bot}, game)
+        if problem:
+            raise ServiceError(problem, "timeout_bot")
+    if online and duplicate:
+        # A duplicate round seats each group at every rotation of one deal: a person seeing
+        # their hand at one table would know a hand they face at the next.
+        raise ServiceError("duplicate play is for bots: online seats would see one deal at several tables",
+                           "duplicate")
     if seed is not None:
         limits.check_seed(seed)
     limits.check_round_interval(round_interval)
@@ -167,17 +183,30 @@ def tournament_create(
         status=Tournament.Status.REGISTRATION,
         seed_chosen=seed_chosen,
         open_entry=open_entry,
+        online=online,
+        move_seconds=move_seconds,
+        timeout_bot=timeout_bot,
         owner=owner,
     )
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="created", detail={"format": format})
     return tournament
 
 
-def _can_play(player: Player, game: str) -> None:
-    """An active player, and for a built-in bot one that plays ``game`` with its options
-    (a bot registered for one game's budget may be beyond another's: tournaments.limits)."""
+def _can_play(player: Player, tournament: Tournament) -> None:
+    """An active player, and for a built-in bot one that plays the game with its options
+    (a bot registered for one game's budget may be beyond another's: tournaments.limits). A
+    remote bot plays through the API, so only in an online tournament; an online tournament's
+    other bots answer between online turns in the request that moves the match, so only
+    built-in ones (docs/online.md)."""
+    game = tournament.game
     if not player.active:
         raise ServiceError(f"{player.name} is not active", "player")
+    if player.bot_kind == Player.BotKind.REMOTE and not tournament.online:
+        raise ServiceError(f"{player.name} is a remote bot: it plays through the API, so only in online tournaments",
+                           "player")
+    if tournament.online and player.bot_kind in (Player.BotKind.SUBPROCESS, Player.BotKind.HTTP):
+        raise ServiceError(f"{player.name} is a {player.bot_kind} bot: an online tournament seats people, remote "
+                           "bots and built-in bots", "player")
     if player.kind == Player.Kind.BOT and player.bot_kind == Player.BotKind.BUILTIN:
         problem = builtin_problem(player.bot_config, game)  # the bot plays the game, its options fit
         if problem is not None:
@@ -194,7 +223,7 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
     tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
     if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
         raise ServiceError(f"entries are closed: the tournament is {tournament.status}", "tournament")
-    _can_play(player, tournament.game)
+    _can_play(player, tournament)
     if tournament.entries.filter(player=player).exists():
         raise ServiceError(f"{player.name} is already entered", "player", code="unique")
     taken = set(tournament.entries.values_list("seed_rank", flat=True))

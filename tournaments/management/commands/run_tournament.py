@@ -386,7 +386,7 @@ class Command(BaseCommand):
             except ServiceError as exc:
                 raise CommandError(f"{tournament.slug} cannot start: {exc.message}") from None
             if not eager:  # eager: play_here plays them
-                dispatch.send(progress.to_play)
+                dispatch.send_progress(progress)
             tournament.refresh_from_db()
         elif not eager and resumed:
             # Its messages may be lost (or never sent: a run without a broker made the round).
@@ -484,7 +484,7 @@ class Command(BaseCommand):
                         entry_add(tournament=tournament, player=player)
                 tournament, progress = tournament_start(tournament=tournament)
                 if not eager:
-                    dispatch.send(progress.to_play)
+                    dispatch.send_progress(progress)
         except ServiceError as exc:
             if exc.field == "slug":  # made meanwhile by another run
                 raise CommandError(self._taken(Tournament.objects.get(slug=slug))) from None

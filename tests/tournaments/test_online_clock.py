@@ -1,0 +1,118 @@
+"""Online play's clock: a seat that does not act within the tournament's move_seconds gets the
+timeout policy (forfeit, or the timeout bot plays the move), exactly once per deadline."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from tournaments.models import AuditEvent, Match, MatchAction
+from tournaments.services import ServiceError, online, players
+from tournaments.services.players import builtin_bot_get_or_create
+from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+def online_match(slug="clocked", move_seconds=30, timeout_bot=""):
+    """An opened online Stoppa match of a person, a remote bot and a built-in bot."""
+    users = get_user_model()
+    ada = users.objects.create_user(f"ada-{slug}")
+    person = players.player_create(name=f"ada-{slug}", kind="person", owner=ada)
+    remote = players.player_create(name=f"remote-{slug}", kind="bot", bot_kind="remote", owner=ada)
+    bot = builtin_bot_get_or_create(bot="heuristic", name="heuristic")
+    tournament = tournament_create(name=slug, slug=slug, game="stoppa", table_size=3, format="round_robin",
+                                   format_config={}, options={"hands": 1}, online=True, move_seconds=move_seconds,
+                                   timeout_bot=timeout_bot, seed=3)
+    for player in (person, remote, bot):
+        entry_add(tournament=tournament, player=player)
+    _, progress = tournament_start(tournament=tournament)
+    online.online_matches_open(match_ids=list(progress.to_open))
+    return Match.objects.get(pk=progress.to_open[0])
+
+
+def waiting(match):
+    match.refresh_from_db()
+    return online.table_load(match).waits_for()
+
+
+def test_the_seat_to_act_has_move_seconds_and_acting_in_time_starts_the_next_seats_clock():
+    match = online_match(move_seconds=30)
+    before = timezone.now()
+    assert match.deadline_at is not None and 29 <= (match.deadline_at - before).total_seconds() <= 30
+    seat = waiting(match)
+    view = online.seat_view(match=match, position=seat)["view"]
+    online.seat_act(match_id=match.pk, position=seat, action=view["legal_actions"][0])
+    match.refresh_from_db()
+    if match.status == Match.Status.RUNNING:
+        assert match.deadline_at > before + timedelta(seconds=29)
+    # Nothing is due before the deadline.
+    assert not online.deadlines_expire(now=match.deadline_at - timedelta(seconds=1))
+    assert not AuditEvent.objects.filter(action="move_timeout").exists()
+
+
+def test_a_timeout_forfeits_the_seat_once_however_often_the_timer_fires():
+    match = online_match(move_seconds=30)
+    seat = waiting(match)
+    # The moment it runs out: the next seat's clock, started after it, runs out later.
+    late = match.deadline_at
+    online.deadlines_expire(now=late)
+    online.deadlines_expire(now=late)  # the timer fired twice: the same deadline is not applied again
+    timeouts = AuditEvent.objects.filter(match=match, action="move_timeout")
+    assert [e.detail for e in timeouts] == [{"seat": seat, "policy": "forfeit"}]
+    assert match.seats.get(position=seat).forfeit_reason == "timeout"
+    # The fallback bot plays the forfeited seat from now on: the match waits for another seat or is over.
+    assert waiting(match) != seat
+    with pytest.raises(ServiceError) as refused:
+        online.seat_act(match_id=match.pk, position=seat, action={"type": "pass"})
+    assert refused.value.code == "conflict"
+
+
+def test_a_timeout_bot_plays_the_move_and_the_seat_plays_on():
+    match = online_match(slug="bot-clock", move_seconds=30, timeout_bot="random")
+    seat = waiting(match)
+    actions = MatchAction.objects.filter(match=match).count()
+    online.deadlines_expire(now=match.deadline_at + timedelta(seconds=1))
+    played = MatchAction.objects.filter(match=match).order_by("seq")[actions]
+    assert (played.seat, played.by) == (seat, online.BY_TIMEOUT)
+    assert match.seats.get(position=seat).forfeit_reason == ""
+
+
+def test_a_worker_killed_while_applying_a_timeout_leaves_it_to_be_applied_once_later(monkeypatch):
+    match = online_match(move_seconds=30)
+    seat = waiting(match)
+    late = match.deadline_at
+
+    def dies(table):
+        raise SystemExit("the worker died half way")
+
+    monkeypatch.setattr(online, "_advance", dies)
+    with pytest.raises(SystemExit):
+        online.deadlines_expire(now=late)
+    monkeypatch.undo()
+    # Nothing of the half-applied timeout stayed.
+    assert match.seats.get(position=seat).forfeit_reason == ""
+    assert not AuditEvent.objects.filter(match=match, action="move_timeout").exists()
+    online.deadlines_expire(now=late)
+    online.deadlines_expire(now=late)
+    assert AuditEvent.objects.filter(match=match, action="move_timeout", detail__seat=seat).count() == 1
+
+
+@pytest.mark.parametrize("changes, field", [
+    ({"move_seconds": 4}, "move_seconds"),
+    ({"move_seconds": 86_401}, "move_seconds"),
+    ({"move_seconds": True}, "move_seconds"),
+    ({"timeout_bot": "nonexistent"}, "timeout_bot"),
+    ({"timeout_bot": "expectimax"}, "timeout_bot"),  # a Sette e mezzo bot, not a Stoppa one
+    ({"online": False, "move_seconds": 30}, "online"),
+    ({"online": True, "duplicate": True}, "duplicate"),
+])
+def test_a_clock_out_of_bounds_is_refused_naming_the_field(changes, field):
+    settings = {"name": "c", "slug": "c", "game": "stoppa", "table_size": 3, "format": "round_robin",
+                "format_config": {}, "online": True, **changes}
+    with pytest.raises(ServiceError) as refused:
+        tournament_create(**settings)
+    assert refused.value.field == field

@@ -1,0 +1,361 @@
+"""Online matches: people and remote bots play their seats through the API, turn by turn, and
+the server is the only referee (docs/online.md).
+
+A match of an ``online`` tournament with a seat that plays online (a person, or a remote bot:
+``Player.plays_online``) is never played by a worker. Its state is the engine replaying the
+actions chosen so far (``MatchAction`` rows) from the match's seed: nothing else is stored,
+and nothing a seat is not entitled to see leaves the engine except through ``view(seat)``.
+Each action is taken under the match's row lock, so two requests never move one match at
+once. Between online turns, the seats the service plays — built-in bots, and the fallback bot
+of a forfeited seat — move at once, in the same transaction, as bots.runner plays them (a
+failing bot forfeits its seat; forfeited seats rank last). The last action records the match
+through services.recording, like a worker's result, and the rounds that closes come back to
+the caller (rounds.Progress) to send.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+import bots
+import engine
+from bots.runner import forfeit_places
+from tournaments import limits
+from tournaments.models import AuditEvent, Match, MatchAction, Result, Seat, Tournament
+
+from .errors import ServiceError
+from .players import player_bot
+from .recording import Outcome, matches_record_results
+from .rounds import NOTHING, Progress
+from .seeds import derive_seed
+
+BY_SEAT = "seat"  # the seat's own choice, posted through the API
+BY_BOT = "bot"  # the seat's built-in bot
+BY_FALLBACK = "fallback"  # the fallback bot of a forfeited seat
+BY_TIMEOUT = "timeout"  # the tournament's timeout bot, for a seat whose time ran out
+
+DEADLINES_PER_RUN = 500  # matches one deadlines_expire takes on (the next beat takes the rest)
+
+FALLBACK_BOT = "random"  # as bots.runner.ForfeitPolicy
+
+
+@dataclass
+class Table:
+    """An online match as it stands: the match (locked by the caller when it changes it), its
+    seats in turn order, the engine state, and the actions applied so far."""
+
+    match: Match
+    seats: list[Seat]
+    state: engine.State
+    actions: int
+
+    @property
+    def tournament(self) -> Tournament:
+        return self.match.round.tournament
+
+    def seat(self, position: int) -> Seat:
+        if not (isinstance(position, int) and 0 <= position < len(self.seats)):
+            raise ServiceError(f"this match has seats 0 to {len(self.seats) - 1}, not {position!r}", "position",
+                               code="not_found")
+        return self.seats[position]
+
+    def waits_for(self) -> int | None:
+        """The seat whose owner must act now through the API, or None (over, or the service's
+        turn)."""
+        turn = self.state.current_player()
+        if turn is None:
+            return None
+        seat = self.seats[turn]
+        return turn if seat.player.plays_online and not seat.forfeit_reason else None
+
+
+@dataclass(frozen=True)
+class Acted:
+    """The answer to an action: the action as applied and its number in the match, whether it
+    repeats an earlier request (same Idempotency-Key: nothing was applied again), and the
+    progress the match's end made (rounds closed and made, for the caller to send)."""
+
+    seq: int
+    action: dict
+    repeated: bool
+    progress: Progress = NOTHING
+
+
+def is_online(match: Match) -> bool:
+    """Played through the API: its tournament is online and a seat plays online."""
+    return match.round.tournament.online and any(seat.player.plays_online for seat in match.seats.all())
+
+
+def table_load(match: Match) -> Table:
+    """The match as it stands, replayed from its seed and its actions."""
+    tournament = match.round.tournament
+    seats = list(match.seats.select_related("player").order_by("position"))
+    try:
+        state = engine.game(tournament.game).new_match(players=len(seats), seed=match.seed,
+                                                       options=tournament.options, deck=match.deck)
+    except engine.InvalidOptions as exc:  # checked at creation: a bug, not a request's fault
+        raise RuntimeError(f"match {match.pk} cannot be dealt: {exc}") from exc
+    actions = list(match.actions.order_by("seq").values_list("action", flat=True))
+    for action in actions:
+        state.apply(action)
+    return Table(match=match, seats=seats, state=state, actions=len(actions))
+
+
+def _locked(match_id: int, *, finished_ok: bool = False) -> Match:
+    """The match, its row locked, refused unless it is an online match still to be played
+    (or, ``finished_ok``, already over)."""
+    try:
+        match = Match.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=match_id)
+    except Match.DoesNotExist:
+        raise ServiceError(f"no match {match_id}", "match", code="not_found") from None
+    tournament = match.round.tournament
+    if not is_online(match):
+        raise ServiceError("this match is not played online: bots play it in the workers, or people play it on a "
+                           "real table and report the result", "match", code="conflict")
+    if tournament.status == Tournament.Status.CANCELLED:
+        raise ServiceError("the tournament is cancelled: its matches are not played", "match", code="conflict")
+    if match.status == Match.Status.FINISHED and not finished_ok:
+        raise ServiceError("the match is over", "match", code="conflict")
+    return match
+
+
+def _record(table: Table, by: str, seat: int, action: dict, key: str = "") -> int:
+    """Apply ``action`` for ``seat`` (IllegalAction propagates, the state unchanged) and store
+    it; returns its sequence number."""
+    table.state.apply(action)
+    return _store(table, by, seat, action, key)
+
+
+def _store(table: Table, by: str, seat: int, action: dict, key: str = "") -> int:
+    seq = table.actions
+    MatchAction.objects.create(match=table.match, seq=seq, seat=seat, action=action, by=by, idempotency_key=key)
+    table.actions += 1
+    return seq
+
+
+def _advance(table: Table) -> None:
+    """Play the service's turns (built-in bots, and fallback bots of forfeited seats) until an
+    online seat must act or the match is over; then start that seat's clock. A built-in bot
+    that fails forfeits its seat, as in bots.runner."""
+    state = table.state
+    while (turn := state.current_player()) is not None:
+        seat = table.seats[turn]
+        if seat.player.plays_online and not seat.forfeit_reason:
+            _await(table, turn)
+            return
+        # Each decision's bot is made afresh, seeded by the match, the seat and the decision:
+        # the same match always plays the same way, whichever request moves it.
+        seed = derive_seed(table.match.seed, "online", turn, table.actions)
+        if not seat.forfeit_reason:
+            try:
+                bot = player_bot(seat.player, game=table.tournament.game, seed=seed)
+                action = bot.act(state.view(turn))
+                state.apply(action)
+            except Exception as exc:  # noqa: BLE001 - whatever a bot does wrong, as bots.runner
+                # never stops the match: its seat is forfeited and the fallback plays it.
+                detail = exc.message if isinstance(exc, ServiceError) else f"{type(exc).__name__}: {exc}"
+                _forfeit(table, turn, "illegal" if isinstance(exc, engine.IllegalAction) else "exception", detail)
+            else:
+                _store(table, BY_BOT, turn, action)
+                continue
+        fallback = bots.create(FALLBACK_BOT, game=table.tournament.game, seed=seed)
+        _record(table, BY_FALLBACK, turn, fallback.act(state.view(turn)))
+
+
+def _await(table: Table, seat: int | None) -> None:
+    """The match now awaits ``seat`` (None: no online seat), which has the tournament's
+    ``move_seconds`` from now (no clock without them). Both are stored on the match: the
+    deadline survives any process's restart, and a player's seats to play are one query."""
+    seconds = table.tournament.move_seconds
+    deadline = timezone.now() + timedelta(seconds=seconds) if seconds and seat is not None else None
+    match = table.match
+    if (match.awaiting_seat, match.deadline_at) != (seat, deadline):
+        match.awaiting_seat, match.deadline_at = seat, deadline
+        Match.objects.filter(pk=match.pk).update(awaiting_seat=seat, deadline_at=deadline)
+
+
+def deadlines_expire(*, now=None) -> Progress:
+    """Apply the timeout policy to every online match whose seat to act has run out of time:
+    with the tournament's ``timeout_bot``, that bot plays the move (the seat plays on); without
+    one, the seat is forfeited ("timeout": the fallback bot plays it to the end, it ranks last).
+    Each match is taken under its row lock and only if its deadline is still passed, so a
+    timeout is applied once however many times this runs (two beats, a worker killed half
+    way). Returns the rounds the matches it finished closed and made."""
+    now = now or timezone.now()
+    progress = NOTHING
+    due = list(Match.objects.filter(deadline_at__lte=now, status=Match.Status.RUNNING)
+               .order_by("deadline_at").values_list("pk", flat=True)[:DEADLINES_PER_RUN])
+    for match_id in due:
+        with transaction.atomic():
+            try:
+                match = _locked(match_id)
+            except ServiceError:
+                continue
+            if match.deadline_at is None or match.deadline_at > now:
+                continue  # moved meanwhile: the new deadline is the seat's own
+            table = table_load(match)
+            turn = table.waits_for()
+            if turn is None:
+                continue
+            policy_bot = table.tournament.timeout_bot
+            seed = derive_seed(match.seed, "timeout", turn, table.actions)
+            if policy_bot:
+                _record(table, BY_TIMEOUT, turn, bots.create(policy_bot, game=table.tournament.game, seed=seed)
+                        .act(table.state.view(turn)))
+            else:
+                _forfeit(table, turn, "timeout", f"no action within {table.tournament.move_seconds} s")
+            AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, action="move_timeout",
+                                      detail={"seat": turn, "policy": policy_bot or "forfeit"})
+            _await(table, None)
+            _advance(table)
+            progress += _finish_if_over(table)
+    return progress
+
+
+def _forfeit(table: Table, position: int, reason: str, detail: str) -> None:
+    seat = table.seats[position]
+    seat.forfeit_reason, seat.forfeit_detail = reason[:40], detail[:4000]
+    Seat.objects.filter(pk=seat.pk).update(forfeit_reason=seat.forfeit_reason, forfeit_detail=seat.forfeit_detail)
+
+
+def _finish_if_over(table: Table) -> Progress:
+    """Record a match that is over, through services.recording (its result, the rounds it
+    closes, ratings, the next rounds)."""
+    state = table.state
+    if not state.is_over():
+        return NOTHING
+    forfeited = [s.position for s in table.seats if s.forfeit_reason]
+    decisions = [0] * len(table.seats)
+    for seat in MatchAction.objects.filter(match=table.match, by__in=[BY_SEAT, BY_BOT]).values_list("seat", flat=True):
+        decisions[seat] += 1
+    outcome = Outcome(
+        match_id=table.match.pk, scores=list(state.scores()), places=forfeit_places(state.places(), forfeited),
+        forfeits={s.position: (s.forfeit_reason, s.forfeit_detail) for s in table.seats if s.forfeit_reason},
+        record=state.to_json(), decisions=decisions,
+    )
+    _, progress = matches_record_results(outcomes=[outcome], source=Result.Source.ENGINE)
+    _await(table, None)
+    return progress
+
+
+def _open(table: Table) -> Progress:
+    """Start a pending online match: the service's seats play up to the first online turn."""
+    match = table.match
+    match.status, match.started_at = Match.Status.RUNNING, timezone.now()
+    Match.objects.filter(pk=match.pk).update(status=match.status, started_at=match.started_at)
+    _advance(table)
+    return _finish_if_over(table)
+
+
+def online_matches_open(*, match_ids: list[int]) -> Progress:
+    """Open these online matches (their round's time has come): each is started and its
+    service-played seats move up to the first online turn. Matches already open, finished,
+    gone or not online are left as they are: safe to run twice."""
+    progress = NOTHING
+    for match_id in sorted(set(match_ids)):
+        with transaction.atomic():
+            try:
+                match = _locked(match_id)
+            except ServiceError:
+                continue
+            if match.status == Match.Status.PENDING:
+                progress += _open(table_load(match))
+    return progress
+
+
+def seat_act(*, match_id: int, position: int, action: object, idempotency_key: str = "",
+             actor=None) -> Acted:
+    """Apply ``action`` for the seat at ``position`` of an online match, then let the service's
+    seats move up to the next online turn; the match's last action records it. The caller has
+    checked that ``actor`` acts for the seat's player (tournaments.permissions.acts_for).
+
+    Refused: an action that is not legal now (``illegal``: the engine's message names the
+    rule), out of turn, on a match over or not online (``conflict``), for a forfeited seat
+    (``conflict``). The same ``idempotency_key`` again (at most 64 printable characters)
+    answers as the first time, the action applied once; with another action it is refused."""
+    if idempotency_key:
+        limits.check_text(idempotency_key, "Idempotency-Key", 64)
+        if not idempotency_key.isprintable():
+            raise ServiceError("the Idempotency-Key must be printable characters", "Idempotency-Key")
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise ServiceError('an action is an object with a "type", as the seat\'s legal_actions list them', "action")
+    with transaction.atomic():
+        # A retry of the move that ended the match is answered as the first time: the key is
+        # looked up before the match's end refuses anything new.
+        match = _locked(match_id, finished_ok=bool(idempotency_key))
+        if idempotency_key:
+            first = MatchAction.objects.filter(match=match, seat=position, idempotency_key=idempotency_key).first()
+            if first is not None:
+                if first.action != action:
+                    raise ServiceError("this Idempotency-Key was used for another action: use a new key for a new "
+                                       "action", "Idempotency-Key", code="conflict")
+                return Acted(seq=first.seq, action=first.action, repeated=True)
+        if match.status == Match.Status.FINISHED:
+            raise ServiceError("the match is over", "match", code="conflict")
+        table = table_load(match)
+        seat = table.seat(position)
+        if match.status == Match.Status.PENDING:
+            raise ServiceError("the match has not started: it opens when its round does", "match", code="conflict")
+        if seat.forfeit_reason:
+            raise ServiceError(f"seat {position} was forfeited ({seat.forfeit_reason}): the fallback bot plays it",
+                               "position", code="conflict")
+        turn = table.state.current_player()
+        if turn != position:
+            raise ServiceError(f"it is seat {turn}'s turn, not seat {position}'s", "position", code="conflict")
+        try:
+            seq = _record(table, BY_SEAT, position, action, idempotency_key)
+        except engine.IllegalAction as exc:
+            raise ServiceError(str(exc), "action", code="illegal") from None
+        _advance(table)
+        return Acted(seq=seq, action=action, repeated=False, progress=_finish_if_over(table))
+
+
+def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Progress:
+    """An organiser forfeits a seat of an online match (its player is gone): the fallback bot
+    plays it to the end and it ranks last, as a bot that fails. If it was that seat's turn the
+    match moves on at once. Refused for a seat already forfeited."""
+    if not reason:
+        raise ServiceError("a forfeit needs a reason", "reason")
+    limits.check_text(reason, "reason", limits.REASON_MAX)
+    with transaction.atomic():
+        match = _locked(match_id)
+        table = table_load(match)
+        seat = table.seat(position)
+        if seat.forfeit_reason:
+            raise ServiceError(f"seat {position} is already forfeited", "position", code="conflict")
+        _forfeit(table, position, "forfeited", reason)
+        AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, actor=actor,
+                                  action="seat_forfeited", detail={"seat": position, "reason": reason})
+        if match.status == Match.Status.PENDING:
+            return NOTHING  # the fallback bot plays the seat from the match's opening
+        _advance(table)
+        return _finish_if_over(table)
+
+
+def seat_view(*, match: Match, position: int) -> dict:
+    """What the seat at ``position`` sees now (the engine's ``view(seat)``: its own cards, the
+    public table, whose turn, its legal actions on its turn), for its own player's owner only
+    (the caller checks). Read-only: a match not opened yet shows whose turn it will be."""
+    table = table_load(match)
+    seat = table.seat(position)
+    return {
+        "match": match.pk, "position": position, "player": seat.player.name, "status": match.status,
+        "turn": table.state.current_player(), "waiting_for": table.waits_for(),
+        "forfeited": bool(seat.forfeit_reason), "deadline_at": match.deadline_at, "actions": table.actions,
+        "view": table.state.view(position),
+    }
+
+
+def table_view(*, match: Match) -> dict:
+    """What a spectator sees of an online match: the public view (the engine's ``view(None)``)."""
+    table = table_load(match)
+    return {
+        "match": match.pk, "status": match.status, "turn": table.state.current_player(),
+        "waiting_for": table.waits_for(), "deadline_at": match.deadline_at, "actions": table.actions,
+        "view": table.state.view(None),
+    }
+
