@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tournaments import selectors
-from tournaments.models import Match, Rating, RatingChange
+from tournaments.models import Match, Player, Rating, RatingChange
 from tournaments.services.ladders import ladder_create
 from tournaments.services.play import tournament_play_out
 from tournaments.services.players import builtin_bot_get_or_create
@@ -36,6 +36,16 @@ def play_out(tournament, owner="test"):
     played = tournament_play_out(tournament=tournament, owner=owner).played
     tournament.refresh_from_db()
     return played
+
+
+def pending_bot_matches(tournament) -> list[int]:
+    """The tournament's bot matches nobody has claimed, in round and table order."""
+    return list(
+        Match.objects.filter(round__tournament=tournament, status=Match.Status.PENDING)
+        .exclude(seats__player__kind=Player.Kind.PERSON)
+        .order_by("round__number", "table")
+        .values_list("pk", flat=True)
+    )
 
 
 def started_round_robin(n: int = 4):

@@ -9,7 +9,7 @@ from django.conf import settings as django_settings
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from tournaments.models import Match, Player, Result, Seat
+from tournaments.models import Match, Result, Seat
 from tournaments.services import ServiceError, dispatch
 from tournaments.services.dispatch import batch_size, batches
 from tournaments.services.leases import match_claim
@@ -17,7 +17,7 @@ from tournaments.services.play import match_play_batch
 from tournaments.services.recording import Outcome, match_record_result, matches_record_results
 from tournaments.services.tournaments import tournament_start
 
-from .helpers import bot_players, make_tournament, outcome, play_out, started_round_robin
+from .helpers import bot_players, make_tournament, outcome, pending_bot_matches, play_out, started_round_robin
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
@@ -34,16 +34,6 @@ def test_batches_cover_every_match_once_in_order_within_the_limits(n, size, spre
         assert max(map(len, chunks)) - min(map(len, chunks)) <= 1
 
 
-def _pending(tournament) -> list[int]:
-    """The tournament's bot matches nobody has claimed, in round and table order."""
-    return list(
-        Match.objects.filter(round__tournament=tournament, status=Match.Status.PENDING)
-        .exclude(seats__player__kind=Player.Kind.PERSON)
-        .order_by("round__number", "table")
-        .values_list("pk", flat=True)
-    )
-
-
 def _play_in_batches(tournament, owner="batch-worker"):
     """Give a worker the tournament's pending matches as one batch until none is left. The
     worker plays on with the first batch of the rounds it opens (services.play); what it sends
@@ -51,7 +41,7 @@ def _play_in_batches(tournament, owner="batch-worker"):
     batch. Returns the number of matches played."""
     played = 0
     tournament_start(tournament=tournament)
-    while pending := _pending(tournament):
+    while pending := pending_bot_matches(tournament):
         claims = match_play_batch(match_ids=pending, owner=owner)
         assert set(pending) <= set(claims)
         assert {c.status for c in claims.values()} == {"finished"}

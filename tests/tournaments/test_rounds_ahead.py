@@ -18,7 +18,7 @@ from tournaments.services.players import player_create
 from tournaments.services.rounds import ahead_matches, rounds_ahead
 from tournaments.services.tournaments import entry_disqualify, entry_withdraw, tournament_cancel, tournament_start
 
-from .helpers import bot_players, make_tournament, outcome, schedule
+from .helpers import bot_players, make_tournament, outcome, pending_bot_matches, schedule
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
@@ -28,16 +28,6 @@ ROUND_ROBIN = {"game": "piazza", "format": "round_robin", "format_config": {"cyc
 
 def _open_rounds(tournament):
     return list(tournament.rounds.exclude(status=Round.Status.FINISHED).order_by("number").values_list("number", flat=True))
-
-
-def _pending(tournament) -> list[int]:
-    """The tournament's bot matches nobody has claimed, in round and table order."""
-    return list(
-        Match.objects.filter(round__tournament=tournament, status=Match.Status.PENDING)
-        .exclude(seats__player__kind=Player.Kind.PERSON)
-        .order_by("round__number", "table")
-        .values_list("pk", flat=True)
-    )
 
 
 def _play_only(*match_ids: int, owner: str = "w") -> None:
@@ -56,7 +46,7 @@ def test_a_bot_round_robin_played_ahead_and_backwards_ends_as_one_played_a_round
     calm = make_tournament(players, slug="calm", ladder_slug="calm-ladder", **ROUND_ROBIN)
     tournament_start(tournament=calm)
     assert _open_rounds(calm) == [1]
-    while pending := _pending(calm):
+    while pending := pending_bot_matches(calm):
         rounds_pending = set(Match.objects.filter(pk__in=pending).values_list("round__number", flat=True))
         assert [*rounds_pending] == _open_rounds(calm)  # one round at a time
         for match_id in pending:
@@ -70,7 +60,7 @@ def test_a_bot_round_robin_played_ahead_and_backwards_ends_as_one_played_a_round
     tournament_start(tournament=ahead)
     # Rounds of three matches until at least eight are waiting.
     assert _open_rounds(ahead) == [1, 2, 3]
-    while pending := _pending(ahead):
+    while pending := pending_bot_matches(ahead):
         most_open = max(most_open, len(_open_rounds(ahead)))
         # The latest round first: later rounds finish before earlier ones and wait for them.
         for match_id in reversed(pending):
@@ -128,7 +118,7 @@ def test_a_withdrawal_counts_from_the_next_round_however_far_ahead_rounds_were_m
     players = bot_players(6)
     tournament = make_tournament(players, slug="withdraw", **ROUND_ROBIN)
     _, started = tournament_start(tournament=tournament)
-    made_ahead = _pending(tournament)
+    made_ahead = pending_bot_matches(tournament)
     assert list(started.to_play) == made_ahead
     entry = tournament.entries.get(player=players[0])
     if leave == "withdraw":
@@ -139,15 +129,15 @@ def test_a_withdrawal_counts_from_the_next_round_however_far_ahead_rounds_were_m
     # to the workers.
     assert _open_rounds(tournament)[:3] == [1, 2, 3]
     assert players[0].pk not in _seated(tournament)[2] | _seated(tournament)[3]
-    remade = [pk for pk in _pending(tournament) if pk not in set(made_ahead)]
+    remade = [pk for pk in pending_bot_matches(tournament) if pk not in set(made_ahead)]
     assert remade and list(progress.to_play) == remade
     assert [rnd.number for rnd in progress.made] == sorted({n for n, _, _ in schedule(tournament)} - {1})
     event = AuditEvent.objects.get(tournament=tournament, action="rounds_remade")
     assert event.detail["from_round"] == 2 and event.detail["rounds"] == 2
     # A worker holding a message for a deleted match finds it gone.
-    gone = sorted(set(made_ahead) - set(_pending(tournament)))
+    gone = sorted(set(made_ahead) - set(pending_bot_matches(tournament)))
     assert {c.status for c in match_play_batch(match_ids=gone, owner="w").values()} == {"gone"}
-    while pending := _pending(tournament):
+    while pending := pending_bot_matches(tournament):
         for match_id in pending:
             match_play(match_id=match_id, owner="w")
     tournament.refresh_from_db()
@@ -186,21 +176,21 @@ def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings, sent
     tournament_start(tournament=stalled)
     long_ago = timezone.now() - timedelta(minutes=10)
     Round.objects.update(created_at=long_ago)
-    first = _pending(moving)[0]
+    first = pending_bot_matches(moving)[0]
     Match.objects.filter(pk=first).update(status=Match.Status.RUNNING, lease_owner="w", started_at=timezone.now(),
                                           lease_expires_at=timezone.now() + timedelta(minutes=5))
     resent = matches_reclaim(stale_after=60)
-    assert resent == _pending(stalled) and len(resent) == 9
+    assert resent == pending_bot_matches(stalled) and len(resent) == 9
 
     Match.objects.filter(pk=first).update(started_at=long_ago)
-    assert set(matches_reclaim(stale_after=60)) == set(_pending(stalled)) | set(_pending(moving))
+    assert set(matches_reclaim(stale_after=60)) == set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving))
 
     # The periodic task sends what the reclaim found, once its transaction commits.
     settings.MATCH_LEASE_SECONDS = 60.0  # the task's stale_after
     with django_capture_on_commit_callbacks(execute=True):
         returned = tasks.reclaim_matches()
         assert sent == []
-    assert sorted(pk for batch in sent for pk in batch) == returned == sorted(set(_pending(stalled)) | set(_pending(moving)))
+    assert sorted(pk for batch in sent for pk in batch) == returned == sorted(set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving)))
 
 
 def test_how_many_matches_are_made_ahead_is_a_setting_not_the_pace_of_the_worker_that_made_them(settings):
@@ -239,7 +229,7 @@ def test_matches_made_ahead_are_not_played_once_the_tournament_is_cancelled(sett
     settings.ROUNDS_AHEAD_MATCHES = 8
     tournament = make_tournament(bot_players(6), slug="cancelled", **ROUND_ROBIN)
     tournament_start(tournament=tournament)
-    waiting = _pending(tournament)
+    waiting = pending_bot_matches(tournament)
     assert len(waiting) == 9
     tournament_cancel(tournament=tournament)
     claims = match_play_batch(match_ids=waiting, owner="w")
