@@ -76,6 +76,11 @@ def plays_online(prefix: str = "") -> Q:
     return Q(**{f"{prefix}kind": Player.Kind.PERSON}) | Q(**{f"{prefix}bot_kind": Player.BotKind.REMOTE})
 
 
+def seats_online() -> Q:
+    """On matches: those where a seat plays online (a person, or a remote bot)."""
+    return Q(pk__in=Seat.objects.filter(plays_online("player__")).values("match_id"))
+
+
 class RatingLadder(models.Model):
     """A rating pool for one game. Its system and parameters never change: a new
     configuration is a new version of the ladder (same slug, version + 1)."""

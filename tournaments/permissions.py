@@ -90,24 +90,25 @@ def sees_secrets(caller: Caller, player: Player) -> bool:
     return owns(caller, player, READ)
 
 
-def acts_for(caller: Caller, player: Player) -> bool:
-    """May act for ``player`` at a table (its owner, with the ``play`` scope)."""
-    if not (caller.signed_in and caller.can(PLAY)):
+def _speaks_for(caller: Caller, player: Player, scope: str) -> bool:
+    """``player``'s owner, with ``scope``; a token tied to a bot, for that bot only."""
+    if not (caller.signed_in and caller.can(scope)):
         return False
     if caller.bot_id is not None and caller.bot_id != player.pk:
         return False
     return player.owner_id is not None and player.owner_id == caller.user.pk
+
+
+def acts_for(caller: Caller, player: Player) -> bool:
+    """May act for ``player`` at a table (its owner, with the ``play`` scope)."""
+    return _speaks_for(caller, player, PLAY)
 
 
 def sees_seat(caller: Caller, player: Player) -> bool:
     """May read ``player``'s seat at a table, its own cards included (its owner, with the
     ``read`` scope; a token tied to a bot, for that bot only). Nobody else, organisers
     included."""
-    if not (caller.signed_in and caller.can(READ)):
-        return False
-    if caller.bot_id is not None and caller.bot_id != player.pk:
-        return False
-    return player.owner_id is not None and player.owner_id == caller.user.pk
+    return _speaks_for(caller, player, READ)
 
 
 def seated(match: Match) -> list[Player]:

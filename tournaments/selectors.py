@@ -13,7 +13,7 @@ from django.utils import timezone
 
 import engine
 from tournaments import formats, ratings, standings as standings_algo
-from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, plays_online
+from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
 from tournaments.services.pairing import tournament_format
 
 
@@ -207,7 +207,7 @@ def open_bot_matches(tournament: Tournament, owner: str) -> tuple[list[int], lis
     now = timezone.now()
     rows = (
         Match.objects.filter(round__tournament=tournament, status__in=[Match.Status.PENDING, Match.Status.RUNNING])
-        .exclude(pk__in=Seat.objects.filter(plays_online("player__")).values("match_id"))
+        .exclude(seats_online())
         .order_by("round__number", "table")
         .values_list("pk", "status", "lease_owner", "lease_expires_at")
     )

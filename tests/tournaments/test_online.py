@@ -770,3 +770,27 @@ def test_online_tables_are_opened_and_bot_tables_played_by_the_workers_never_the
         assert match.status == (Match.Status.RUNNING if match.pk in people else Match.Status.PENDING)
         table = w.anonymous.get(f"/api/matches/{match.pk}/table/")
         assert table.status_code == (200 if match.pk in people else 409)
+
+
+def test_the_list_of_ones_seats_shows_ones_own_seats_only(opened, django_capture_on_commit_callbacks):
+    """GET /api/seats/: a player's owner sees their players' seats (a token tied to a bot, that
+    bot's alone), awaited first; a stranger and the organiser see none; a visitor is refused."""
+    w = start(make_world(ada_bot=True), "sette_e_mezzo", {"hands": 1}, django_capture_on_commit_callbacks)
+    ada_seat, bot_seat = w.position("ada"), w.position("ada-bot")
+    turn = w.live().waits_for()
+    _, read_only = token_create(user=w.users["ada"], name="dashboard", scopes=["read"])
+
+    def listed(client, query=""):
+        answer = client.get(f"/api/seats/{query}")
+        assert answer.status_code == 200, answer.json()
+        return [(row["match"], row["position"], row["your_turn"]) for row in answer.json()["results"]]
+
+    mine = listed(bearer(read_only))
+    assert sorted(mine) == sorted((w.match.pk, pos, pos == turn) for pos in (ada_seat, bot_seat))
+    assert mine[0][2] is True  # the awaited seat first
+    assert listed(bearer(read_only), "?your_turn=true") == [(w.match.pk, turn, True)]
+    assert listed(w.owners["ada-bot"]) == [(w.match.pk, bot_seat, bot_seat == turn)]
+    assert listed(w.stranger) == [] and listed(w.organiser) == []
+    assert w.anonymous.get("/api/seats/").status_code == 401
+    refused = bearer(read_only).get("/api/seats/?your_turn=maybe")
+    assert refused.status_code == 400 and "your_turn" in refused.json()

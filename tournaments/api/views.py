@@ -307,8 +307,6 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         match = self.get_object()
         seat = self._seat(match, position)
         require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
-        if not online.is_online(match):
-            raise ServiceError("this match is not played online", "match", code="conflict")
         return Response(online.seat_view(match=match, position=seat.position))
 
     @api_errors(409, 422)
@@ -349,10 +347,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     @action(detail=True, methods=["get"])
     def table(self, request, pk=None):
         """What anyone may see of an online match as it is played: public information only."""
-        match = self.get_object()
-        if not online.is_online(match):
-            raise ServiceError("this match is not played online", "match", code="conflict")
-        return Response(online.table_view(match=match))
+        return Response(online.table_view(match=self.get_object()))
 
     @extend_schema(responses=s.SubmissionSerializer(many=True), filters=False)
     @action(detail=True, methods=["get"])

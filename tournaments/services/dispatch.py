@@ -82,10 +82,10 @@ def split(match_ids: Iterable[int], *, pace: float | None = None, keep: bool = F
     return Split(kept=[], rest=chunks)
 
 
-def send(match_ids: Iterable[int], *, pace: float | None = None) -> None:
-    """Send bot matches to the workers, in batches, once the current transaction commits (at
-    once outside one): a worker must find the rows."""
-    send_batches(split(match_ids, pace=pace).rest)
+def send(match_ids: Iterable[int]) -> None:
+    """Send bot matches to the workers, in default-size batches, once the current transaction
+    commits (at once outside one): a worker must find the rows."""
+    send_batches(split(match_ids).rest)
 
 
 def send_progress(progress) -> None:

@@ -20,7 +20,7 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from tournaments.models import AuditEvent, Match, Player, Seat, Tournament, plays_online
+from tournaments.models import AuditEvent, Match, Player, Seat, Tournament, seats_online
 
 from .errors import ServiceError
 
@@ -197,7 +197,7 @@ def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
             # workers started a match lately is moving, and its messages are not lost.
             .exclude(round__tournament__in=Tournament.objects.filter(
                 rounds__matches__started_at__gte=now - timedelta(seconds=stale_after)))
-            .exclude(pk__in=Seat.objects.filter(plays_online("player__")).values("match_id"))
+            .exclude(seats_online())
             .values_list("pk", flat=True)
         )
         ids = sorted({pk for pk, attempts, _ in expired if attempts < limit} | set(waiting))
@@ -219,7 +219,7 @@ def match_retry(*, match_id: int, actor=None) -> Match:
             raise ServiceError("the match is finished: its result stands", "status", code="conflict")
         if match.round.tournament.status == Tournament.Status.CANCELLED:
             raise ServiceError("the tournament is cancelled: its matches are not played", "status", code="conflict")
-        if match.seats.filter(plays_online("player__")).exists():
+        if Match.objects.filter(seats_online(), pk=match.pk).exists():
             raise ServiceError("people play this match: they report its result", "match", code="conflict")
         if match.status == Match.Status.RUNNING and match.lease_expires_at and match.lease_expires_at > timezone.now():
             raise ServiceError(f"a worker ({match.lease_owner}) is playing it now", "status", code="conflict")

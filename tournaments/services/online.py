@@ -23,9 +23,9 @@ from django.utils import timezone
 
 import bots
 import engine
-from bots.runner import forfeit_places
+from bots.runner import ForfeitPolicy, forfeit_places
 from tournaments import limits
-from tournaments.models import AuditEvent, Match, MatchAction, Result, Seat, Tournament
+from tournaments.models import AuditEvent, Match, MatchAction, Result, Seat, Tournament, seats_online
 
 from .errors import ServiceError
 from .players import player_bot
@@ -40,7 +40,7 @@ BY_TIMEOUT = "timeout"  # the tournament's timeout bot, for a seat whose time ra
 
 DEADLINES_PER_RUN = 500  # matches one deadlines_expire takes on (the next beat takes the rest)
 
-FALLBACK_BOT = "random"  # as bots.runner.ForfeitPolicy
+FALLBACK_BOT = ForfeitPolicy().fallback  # the bot that plays a forfeited seat, as in bots.runner
 
 
 @dataclass
@@ -87,7 +87,14 @@ class Acted:
 
 def is_online(match: Match) -> bool:
     """Played through the API: its tournament is online and a seat plays online."""
-    return match.round.tournament.online and any(seat.player.plays_online for seat in match.seats.all())
+    return match.round.tournament.online and Match.objects.filter(seats_online(), pk=match.pk).exists()
+
+
+def check_online(match: Match) -> None:
+    """Refuse (conflict) a match that is not played through the API."""
+    if not is_online(match):
+        raise ServiceError("this match is not played online: bots play it in the workers, or people play it on a "
+                           "real table and report the result", "match", code="conflict")
 
 
 def table_load(match: Match) -> Table:
@@ -112,11 +119,8 @@ def _locked(match_id: int, *, finished_ok: bool = False) -> Match:
         match = Match.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=match_id)
     except Match.DoesNotExist:
         raise ServiceError(f"no match {match_id}", "match", code="not_found") from None
-    tournament = match.round.tournament
-    if not is_online(match):
-        raise ServiceError("this match is not played online: bots play it in the workers, or people play it on a "
-                           "real table and report the result", "match", code="conflict")
-    if tournament.status == Tournament.Status.CANCELLED:
+    check_online(match)
+    if match.round.tournament.status == Tournament.Status.CANCELLED:
         raise ServiceError("the tournament is cancelled: its matches are not played", "match", code="conflict")
     if match.status == Match.Status.FINISHED and not finished_ok:
         raise ServiceError("the match is over", "match", code="conflict")
@@ -143,10 +147,10 @@ def _advance(table: Table) -> None:
     that fails forfeits its seat, as in bots.runner."""
     state = table.state
     while (turn := state.current_player()) is not None:
-        seat = table.seats[turn]
-        if seat.player.plays_online and not seat.forfeit_reason:
+        if table.waits_for() is not None:
             _await(table, turn)
             return
+        seat = table.seats[turn]
         # Each decision's bot is made afresh, seeded by the match, the seat and the decision:
         # the same match always plays the same way, whichever request moves it.
         seed = derive_seed(table.match.seed, "online", turn, table.actions)
@@ -210,8 +214,7 @@ def deadlines_expire(*, now=None) -> Progress:
                 _forfeit(table, turn, "timeout", f"no action within {table.tournament.move_seconds} s")
             AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, action="move_timeout",
                                       detail={"seat": turn, "policy": policy_bot or "forfeit"})
-            _await(table, None)
-            _advance(table)
+            _advance(table)  # the next seat's clock, or the end (which stops the clock)
             progress += _finish_if_over(table)
     return progress
 
@@ -339,7 +342,9 @@ def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Pr
 def seat_view(*, match: Match, position: int) -> dict:
     """What the seat at ``position`` sees now (the engine's ``view(seat)``: its own cards, the
     public table, whose turn, its legal actions on its turn), for its own player's owner only
-    (the caller checks). Read-only: a match not opened yet shows whose turn it will be."""
+    (the caller checks). Read-only: a match not opened yet shows whose turn it will be. Refused
+    (conflict) for a match not played online."""
+    check_online(match)
     table = table_load(match)
     seat = table.seat(position)
     return {
@@ -351,7 +356,9 @@ def seat_view(*, match: Match, position: int) -> dict:
 
 
 def table_view(*, match: Match) -> dict:
-    """What a spectator sees of an online match: the public view (the engine's ``view(None)``)."""
+    """What a spectator sees of an online match: the public view (the engine's ``view(None)``).
+    Refused (conflict) for a match not played online."""
+    check_online(match)
     table = table_load(match)
     return {
         "match": match.pk, "status": match.status, "turn": table.state.current_player(),

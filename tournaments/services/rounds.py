@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Iterable
 from datetime import datetime
 
 from django.conf import settings
@@ -51,10 +50,6 @@ class Progress:
 
 
 NOTHING = Progress()
-
-
-def total(progresses: Iterable[Progress]) -> Progress:
-    return sum(progresses, NOTHING)
 
 
 # --- when ----------------------------------------------------------------------------------------
