@@ -794,3 +794,29 @@ def test_the_list_of_ones_seats_shows_ones_own_seats_only(opened, django_capture
     assert w.anonymous.get("/api/seats/").status_code == 401
     refused = bearer(read_only).get("/api/seats/?your_turn=maybe")
     assert refused.status_code == 400 and "your_turn" in refused.json()
+
+
+def test_a_bots_owner_cannot_read_its_seat_of_a_match_the_workers_play(sent):
+    """The seat endpoints are for online matches only: the author of an HTTP bot, who acts for
+    it, gets 409 for its seat of a bot match (here one waiting for a worker), never the cards."""
+    users = get_user_model()
+    bob = users.objects.create_user("bob")
+    _, secret = token_create(user=bob, name="all", scopes=["read", "play"])
+    http = player_create(name="bob-http", kind="bot", bot_kind="http", owner=bob,
+                         bot_config={"url": "https://bots.example.org/play"})
+    field = [http] + [builtin_bot_get_or_create(bot="random", name=f"rnd-{i}") for i in range(2)]
+    tournament = tournament_create(name="bots", slug="bots", game="stoppa", table_size=3, format="round_robin",
+                                   format_config={}, options={"hands": 1})
+    for player in field:
+        entry_add(tournament=tournament, player=player)
+    _, progress = tournament_start(tournament=tournament)
+    assert progress.to_play and not progress.to_open
+    match = Match.objects.get(pk=progress.to_play[0])
+    position = match.seats.get(player=http).position
+    bob_client = bearer(secret)
+    for url in (f"/api/matches/{match.pk}/seats/{position}/", f"/api/matches/{match.pk}/table/"):
+        answer = bob_client.get(url)
+        assert answer.status_code == 409 and "view" not in answer.json(), url
+    acted = bob_client.post(f"/api/matches/{match.pk}/seats/{position}/actions/", {"action": {"type": "pass"}},
+                            format="json")
+    assert acted.status_code == 409 and not MatchAction.objects.filter(match=match).exists()
