@@ -53,12 +53,21 @@ def database_config(env: Mapping[str, str], *, base_dir: Path) -> dict[str, Any]
 
     The SQLite file is MAZZIERE_SQLITE_PATH, or db.sqlite3 at the repository root.
     DATABASE_CONN_MAX_AGE (seconds, default 0: one connection per request or task) enables
-    persistent connections.
+    persistent connections. DATABASE_POOL (PostgreSQL only) keeps a pool of up to that many
+    connections per process instead (psycopg_pool): what the ASGI web server wants, whose
+    requests and event streams run in many short-lived threads (docker/compose.yaml sets it).
     """
     conn_max_age = int(env.get("DATABASE_CONN_MAX_AGE", "0"))
     url = env.get("DATABASE_URL", "")
     if url:
-        return dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=conn_max_age > 0)
+        config = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=conn_max_age > 0)
+        pool = int(env.get("DATABASE_POOL", "0"))
+        if pool and config["ENGINE"] == "django.db.backends.postgresql":
+            if conn_max_age:
+                raise ValueError("DATABASE_POOL and DATABASE_CONN_MAX_AGE exclude each other: a pool keeps the "
+                                 "connections itself")
+            config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool, "timeout": 10}
+        return config
     path = env.get("MAZZIERE_SQLITE_PATH") or str(base_dir / "db.sqlite3")
     return {"ENGINE": "django.db.backends.sqlite3", "NAME": path, "CONN_MAX_AGE": conn_max_age}
 
@@ -100,3 +109,13 @@ def celery_config(env: Mapping[str, str]) -> dict[str, Any]:
             CELERY_TASK_EAGER_PROPAGATES=True,
         )
     return config
+
+
+def events_redis_url(env: Mapping[str, str]) -> str:
+    """Where online matches' event notifications are fanned out (tournaments/events.py):
+    EVENTS_REDIS_URL if set ("" forces the in-process hub), else a redis:// or rediss://
+    CELERY_BROKER_URL, else "" (in-process: the embedded default)."""
+    if "EVENTS_REDIS_URL" in env:
+        return env["EVENTS_REDIS_URL"]
+    broker = env.get("CELERY_BROKER_URL", "")
+    return broker if broker.startswith(("redis://", "rediss://")) else ""

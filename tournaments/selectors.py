@@ -178,7 +178,7 @@ def online_seats(user, bot_id: int | None = None) -> QuerySet[Seat]:
     (``your_turn``), those awaited first, then the soonest deadline."""
     seats = Seat.objects.filter(
         match__status=Match.Status.RUNNING, match__round__tournament__online=True, player__owner=user,
-    )
+    ).exclude(match__round__tournament__status=Tournament.Status.CANCELLED)
     if bot_id is not None:
         seats = seats.filter(player_id=bot_id)
     return (

@@ -4,7 +4,7 @@ see tournaments/config.py and the README's "Configuration" table."""
 import os
 from pathlib import Path
 
-from tournaments.config import celery_config, database_config, env_bool, env_list, secret_key
+from tournaments.config import celery_config, database_config, env_bool, env_list, events_redis_url, secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -53,6 +53,9 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "tournaments.urls"
 WSGI_APPLICATION = "tournaments.wsgi.application"
+# The web server of a deployment: uvicorn serving tournaments.asgi, for the event streams'
+# long-lived connections (docker/compose.yaml).
+ASGI_APPLICATION = "tournaments.asgi.application"
 
 TEMPLATES = [
     {
@@ -171,6 +174,15 @@ RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "30"
 TICK_INTERVAL_SECONDS = float(os.environ.get("TICK_INTERVAL_SECONDS", "60"))
 # How often online seats' clocks are checked: a move's time runs out at most this late.
 DEADLINE_CHECK_SECONDS = float(os.environ.get("DEADLINE_CHECK_SECONDS", "1"))
+# Event streams of online matches (tournaments/events.py, docs/online.md): notifications go
+# through Redis at EVENTS_REDIS_URL (default: a Redis CELERY_BROKER_URL; "" = in-process only).
+# A stream also reads its match again every EVENTS_POLL_SECONDS whatever it hears, sends a
+# keep-alive comment after EVENTS_KEEPALIVE_SECONDS of silence, and is closed after
+# STREAM_MAX_SECONDS (its client reconnects with Last-Event-ID).
+EVENTS_REDIS_URL = events_redis_url(os.environ)
+EVENTS_POLL_SECONDS = float(os.environ.get("EVENTS_POLL_SECONDS", "5"))
+EVENTS_KEEPALIVE_SECONDS = float(os.environ.get("EVENTS_KEEPALIVE_SECONDS", "15"))
+STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
 CELERY_BEAT_SCHEDULE = {
     "reclaim-matches": {"task": "tournaments.tasks.reclaim_matches", "schedule": RECLAIM_INTERVAL_SECONDS},
     "tick": {"task": "tournaments.tasks.tick", "schedule": TICK_INTERVAL_SECONDS},

@@ -165,6 +165,9 @@ def api_app(settings, monkeypatch, club):
     """The application schemathesis loads the schema from and calls."""
     # schemathesis' WSGI requests come for host "localhost".
     settings.ALLOWED_HOSTS = [*settings.ALLOWED_HOSTS, "localhost"]
+    # Event streams close after their first read (as with ?follow=false): an account's turns
+    # would otherwise be followed for ever.
+    settings.STREAM_MAX_SECONDS = 0
     # Nothing a request starts may reach a worker or play matches in this process: the bot
     # matches the views send (dispatch.send, once the request's transaction commits, which
     # the test's never does) are kept here, not published.

@@ -477,6 +477,9 @@ def test_people_on_real_tables_do_not_play_through_the_api(opened, sent, django_
     answer = act(w, ada, {"type": "pass"})
     assert answer.status_code == 409 and "not played online" in answer.json()["match"][0]
     assert w.anonymous.get(f"{w.url}/table/").status_code == 409
+    for client, url in ((w.anonymous, f"{w.url}/events/"), (w.owners["ada"], f"{w.url}/seats/{ada}/events/")):
+        answer = client.get(url)  # no stream (docs/online.md, "Event streams")
+        assert answer.status_code == 409 and "not played online" in answer.json()["match"][0]
     assert w.organiser.post(f"{w.url}/seats/{ada}/forfeit/", {"reason": "gone"}, format="json").status_code == 409
     assert Match.objects.get(pk=w.match.pk).status == Match.Status.PENDING and actions_stored(w) == 0
     # ... and reports it as before.

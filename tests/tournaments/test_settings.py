@@ -9,6 +9,7 @@ from tournaments.config import (
     database_config,
     env_bool,
     env_list,
+    events_redis_url,
     secret_key,
 )
 
@@ -39,6 +40,26 @@ def test_database_conn_max_age_enables_persistent_connections_with_health_checks
     config = database_config(env, base_dir=BASE)
     assert config["CONN_MAX_AGE"] == 60
     assert config["CONN_HEALTH_CHECKS"] is True
+
+
+def test_database_pool_keeps_a_pool_of_postgresql_connections_and_excludes_conn_max_age():
+    url = "postgres://postgres@127.0.0.1/mazziere"
+    config = database_config({"DATABASE_URL": url, "DATABASE_POOL": "16"}, base_dir=BASE)
+    assert config["OPTIONS"]["pool"] == {"min_size": 1, "max_size": 16, "timeout": 10}
+    assert config["CONN_MAX_AGE"] == 0
+    assert "pool" not in database_config({"DATABASE_URL": url}, base_dir=BASE).get("OPTIONS", {})
+    # SQLite has no pool: the setting is for the PostgreSQL deployment only.
+    assert "OPTIONS" not in database_config({"DATABASE_POOL": "16"}, base_dir=BASE)
+    with pytest.raises(ValueError, match="DATABASE_POOL and DATABASE_CONN_MAX_AGE"):
+        database_config({"DATABASE_URL": url, "DATABASE_POOL": "4", "DATABASE_CONN_MAX_AGE": "60"}, base_dir=BASE)
+
+
+def test_event_notifications_go_through_a_redis_broker_unless_told_otherwise():
+    assert events_redis_url({}) == ""  # the embedded default: in-process
+    assert events_redis_url({"CELERY_BROKER_URL": "redis://r:6379/0"}) == "redis://r:6379/0"
+    assert events_redis_url({"CELERY_BROKER_URL": "amqp://guest@rabbit//"}) == ""  # not a Redis broker
+    assert events_redis_url({"CELERY_BROKER_URL": "redis://r:6379/0", "EVENTS_REDIS_URL": ""}) == ""
+    assert events_redis_url({"EVENTS_REDIS_URL": "redis://other:6379/3"}) == "redis://other:6379/3"
 
 
 def test_without_a_broker_tasks_run_eagerly_and_raise_their_errors():

@@ -7,22 +7,35 @@ import django_filters
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import authentication, mixins, permissions as drf_permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from tournaments import permissions as rules, selectors
+from tournaments import feeds, permissions as rules, selectors
 from tournaments.formats import FORMATS
 from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Seat, Tournament
 from tournaments.services import (
     ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
 )
 
-from . import auth, serializers as s
+from . import auth, serializers as s, streams
 from .schema import api_errors
+
+STREAM = {"renderer_classes": [JSONRenderer], "content_negotiation_class": streams.JsonAnswers}
+STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiResponse(
+    OpenApiTypes.STR, description="server-sent events, each `id`, `event` and one line of JSON `data` (docs/online.md)")}
+STREAM_PARAMETERS = [
+    OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False,
+                     description="the id of the last event you have: the stream resumes after it"),
+    OpenApiParameter("last_event_id", str, required=False, description="the same, as a query parameter"),
+    OpenApiParameter("follow", bool, required=False,
+                     description="false: send what there is now and close (default true: follow until over)"),
+]
 
 
 def caller_of(request) -> rules.Caller:
@@ -349,6 +362,31 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         """What anyone may see of an online match as it is played: public information only."""
         return Response(online.table_view(match=self.get_object()))
 
+    @api_errors(409)
+    @extend_schema(responses=STREAM_RESPONSE, parameters=STREAM_PARAMETERS, filters=False)
+    @action(detail=True, methods=["get"], url_path=r"seats/(?P<position>[0-9]{1,2})/events", **STREAM)
+    def seat_events(self, request, pk=None, position=None):
+        """This seat's events (text/event-stream): after each action, its own view as
+        ``GET seats/{position}/`` shows it (event ``view``, id = the actions applied), then
+        ``over`` with the result. Only for its player's owner. docs/online.md."""
+        match = self.get_object()
+        seat = self._seat(match, position)
+        require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
+        follow = streams.follow_param(request)
+        feed = feeds.SeatFeed(match, seat.position, after=feeds.last_event_id(streams.last_event_id(request)))
+        return streams.event_stream(request, feed, follow=follow)
+
+    @api_errors(409)
+    @extend_schema(responses=STREAM_RESPONSE, parameters=STREAM_PARAMETERS, filters=False)
+    @action(detail=True, methods=["get"], **STREAM)
+    def events(self, request, pk=None):
+        """A spectator's events of an online match (text/event-stream): after each action,
+        the public view as ``table/`` shows it, then ``over`` with the result."""
+        match = self.get_object()
+        follow = streams.follow_param(request)
+        feed = feeds.SeatFeed(match, None, after=feeds.last_event_id(streams.last_event_id(request)))
+        return streams.event_stream(request, feed, follow=follow)
+
     @extend_schema(responses=s.SubmissionSerializer(many=True), filters=False)
     @action(detail=True, methods=["get"])
     def submissions(self, request, pk=None):
@@ -463,6 +501,7 @@ class OnlineSeatViewSet(ApiViewSet):
 
     permission_classes = [drf_permissions.IsAuthenticated]
     serializer_class = s.OnlineSeatSerializer
+    queryset = Seat.objects.none()  # for the schema; each caller sees their own
 
     @extend_schema(responses=s.OnlineSeatSerializer(many=True),
                    parameters=[OpenApiParameter("your_turn", bool, description="only the seats awaited now")])
@@ -474,6 +513,18 @@ class OnlineSeatViewSet(ApiViewSet):
                 raise ServiceError("your_turn is true or false", "your_turn")
             seats = seats.filter(your_turn=your_turn == "true")
         return self.paginated(seats, s.OnlineSeatSerializer)
+
+
+    @extend_schema(responses=STREAM_RESPONSE, parameters=STREAM_PARAMETERS, filters=False)
+    @action(detail=False, methods=["get"], **STREAM)
+    def events(self, request):
+        """Your turns as they come (text/event-stream): a ``turn`` event, with the seat's view
+        as ``GET /api/matches/{id}/seats/{position}/`` shows it, each time one of your online
+        seats (of your bot, for a token tied to it) is awaited. docs/online.md."""
+        follow = streams.follow_param(request)
+        after = feeds.turn_event_id(streams.last_event_id(request))
+        return streams.event_stream(request, feeds.TurnFeed(request.user, self.caller.bot_id, after=after),
+                                    follow=follow)
 
 
 class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.CreateModelMixin, ApiViewSet):

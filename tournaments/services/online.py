@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 import bots
 import engine
 from bots.runner import ForfeitPolicy, forfeit_places
-from tournaments import limits
+from tournaments import events, limits
 from tournaments.models import AuditEvent, Match, MatchAction, Result, Seat, Tournament, seats_online
 
 from .errors import ServiceError
@@ -83,6 +85,12 @@ class Acted:
     action: dict
     repeated: bool
     progress: Progress = NOTHING
+
+
+def actions_count() -> Coalesce:
+    """The number of actions applied to a seat's match, as a query expression on seats."""
+    return Coalesce(Subquery(MatchAction.objects.filter(match=OuterRef("match")).order_by().values("match")
+                             .annotate(n=Count("*")).values("n")[:1]), 0)
 
 
 def is_online(match: Match) -> bool:
@@ -182,6 +190,14 @@ def _await(table: Table, seat: int | None) -> None:
         Match.objects.filter(pk=match.pk).update(awaiting_seat=seat, deadline_at=deadline)
 
 
+def _announce(table: Table) -> None:
+    """Tell the match's streams, and the accounts whose players hold its online seats, that
+    it changed — once this transaction commits (tournaments.events: a bare notification; each
+    stream reads what changed itself)."""
+    owners = {seat.player.owner_id for seat in table.seats if seat.player.plays_online and seat.player.owner_id}
+    events.publish_on_commit([events.match_channel(table.match.pk), *map(events.user_channel, owners)])
+
+
 def deadlines_expire(*, now=None) -> Progress:
     """Apply the timeout policy to every online match whose seat to act has run out of time:
     with the tournament's ``timeout_bot``, that bot plays the move (the seat plays on); without
@@ -216,6 +232,7 @@ def deadlines_expire(*, now=None) -> Progress:
                                       detail={"seat": turn, "policy": policy_bot or "forfeit"})
             _advance(table)  # the next seat's clock, or the end (which stops the clock)
             progress += _finish_if_over(table)
+            _announce(table)
     return progress
 
 
@@ -251,6 +268,7 @@ def _open(table: Table) -> Progress:
     match.status, match.started_at = Match.Status.RUNNING, timezone.now()
     Match.objects.filter(pk=match.pk).update(status=match.status, started_at=match.started_at)
     _advance(table)
+    _announce(table)
     return _finish_if_over(table)
 
 
@@ -314,6 +332,7 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
         except engine.IllegalAction as exc:
             raise ServiceError(str(exc), "action", code="illegal") from None
         _advance(table)
+        _announce(table)
         return Acted(seq=seq, action=action, repeated=False, progress=_finish_if_over(table))
 
 
@@ -333,6 +352,7 @@ def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Pr
         _forfeit(table, position, "forfeited", reason)
         AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, actor=actor,
                                   action="seat_forfeited", detail={"seat": position, "reason": reason})
+        _announce(table)
         if match.status == Match.Status.PENDING:
             return NOTHING  # the fallback bot plays the seat from the match's opening
         _advance(table)

@@ -11,8 +11,8 @@ from django.db import transaction
 from django.utils import timezone
 
 import engine
-from tournaments import formats, limits, standings
-from tournaments.models import AuditEvent, Entry, Player, RatingLadder, Tournament
+from tournaments import events, formats, limits, standings
+from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Seat, Tournament
 from tournaments.selectors import active_entrants
 
 from .errors import ServiceError
@@ -325,4 +325,11 @@ def tournament_cancel(*, tournament: Tournament, actor=None) -> Tournament:
     tournament.status = Tournament.Status.CANCELLED
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="cancelled", detail={})
+    # The streams of its matches being played online end ("cancelled"), and their seats leave
+    # their players' turns.
+    running = Seat.objects.filter(match__round__tournament=tournament, match__status=Match.Status.RUNNING)
+    events.publish_on_commit(
+        [events.match_channel(m) for m in running.values_list("match_id", flat=True).distinct()]
+        + [events.user_channel(u) for u in running.exclude(player__owner=None)
+           .values_list("player__owner_id", flat=True).distinct()])
     return tournament

@@ -1,0 +1,380 @@
+"""The event streams of online matches (docs/online.md, "Event streams"): a seat's own views, a
+spectator's public views, an account's turns; resuming with Last-Event-ID; who is refused; and
+the hub that wakes the streams when a change commits.
+
+Streams are read with ``?follow=false`` (what there is now, then the end) where the test drives
+the match itself; the live path (a stream that waits and is woken) is exercised through the
+test's live server and, in scripts/test-services, through uvicorn (test_remote_bot.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+import urllib.request
+
+import pytest
+from django.test import AsyncClient
+
+import engine
+from tournaments import events, feeds
+from tournaments.models import Match, MatchAction, Result
+from tournaments.services import online
+from tournaments.services.tokens import token_create
+from tournaments.services.tournaments import tournament_cancel
+
+from .test_online import (  # noqa: F401 - opened: a fixture
+    GAMES, act, bearer, make_world, opened, plain, start, waiting,
+)
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+def parse(body: bytes) -> list[dict]:
+    """Server-sent events as a client parses them: {"id", "event", "data"}; comments dropped."""
+    out = []
+    for block in body.decode().split("\n\n"):
+        event = {}
+        for line in block.splitlines():
+            key, _, value = line.partition(": ")
+            if key in ("id", "event"):
+                event[key] = value
+            elif key == "data":
+                event["data"] = json.loads(value)
+        if "event" in event:
+            out.append(event)
+    return out
+
+
+def read(client, url: str, **headers) -> tuple[int, list[dict]]:
+    answer = client.get(url, **headers)
+    if not answer.streaming:
+        return answer.status_code, parse(answer.content)
+    assert answer["Content-Type"].startswith("text/event-stream") and answer["Cache-Control"] == "no-store"
+    return answer.status_code, parse(b"".join(answer.streaming_content))
+
+
+def replay_views(match: Match, position: int | None) -> list:
+    """The engine's view for ``position`` after each number of actions: [after 0, after 1, ...],
+    replayed from the match's seed and its stored actions."""
+    tournament = match.round.tournament
+    state = engine.game(tournament.game).new_match(players=match.seats.count(), seed=match.seed,
+                                                   options=tournament.options, deck=match.deck)
+    views = [plain(state.view(position))]
+    for action in MatchAction.objects.filter(match=match).order_by("seq").values_list("action", flat=True):
+        state.apply(action)
+        views.append(plain(state.view(position)))
+    return views
+
+
+def play_to_the_end(w, rng: random.Random) -> int:
+    moves = 0
+    while True:
+        turn, body = waiting(w)
+        if turn is None:
+            return moves
+        answer = act(w, turn, rng.choice(body["view"]["legal_actions"]), key=f"m-{body['actions']}")
+        assert answer.status_code == 200, answer.json()
+        moves += 1
+
+
+# --- a seat's stream ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_a_seats_stream_carries_its_own_view_after_every_action_and_ends_with_the_result(
+        game, opened, django_capture_on_commit_callbacks):
+    w = start(make_world(), game, GAMES[game], django_capture_on_commit_callbacks)
+    rng = random.Random(game)
+    positions = w.online_positions()
+    seen = {pos: [] for pos in positions}  # every event each seat's owner received, in order
+    last = {pos: None for pos in positions}
+    spectator, spectator_last = [], None
+    while True:
+        for pos in positions:  # each owner catches up from where it stopped
+            headers = {"HTTP_LAST_EVENT_ID": last[pos]} if last[pos] is not None else {}
+            status, got = read(w.client_at(pos), f"{w.url}/seats/{pos}/events/?follow=false", **headers)
+            assert status == 200
+            seen[pos].extend(got)
+            last[pos] = got[-1]["id"]
+        query = f"&last_event_id={spectator_last}" if spectator_last is not None else ""
+        status, got = read(w.anonymous, f"{w.url}/events/?follow=false{query}")
+        assert status == 200
+        spectator.extend(got)
+        spectator_last = got[-1]["id"]
+        turn, body = waiting(w)
+        if turn is None:
+            break
+        assert act(w, turn, rng.choice(body["view"]["legal_actions"])).status_code == 200
+
+    match = Match.objects.get(pk=w.match.pk)
+    result = Result.objects.get(match=match)
+    total = MatchAction.objects.filter(match=match).count()
+    for pos in positions:
+        views = replay_views(match, pos)
+        got = seen[pos]
+        # One view event per action the owner had not seen (repeats of the current view on
+        # reconnection aside), each the engine's view of that seat after that many actions.
+        ids = [int(e["id"]) for e in got if e["event"] == "view"]
+        assert sorted(set(ids)) == list(range(ids[0], total + 1)), ids
+        for event in got[:-1]:
+            assert event["event"] == "view"
+            data = event["data"]
+            assert set(data) == {"match", "position", "actions", "status", "turn", "waiting_for", "deadline_at",
+                                 "view", "forfeited"}
+            assert data["position"] == pos and data["actions"] == int(event["id"])
+            assert data["view"] == views[data["actions"]], (pos, data["actions"])
+        assert got[-2]["data"]["status"] == "finished" and got[-2]["data"]["actions"] == total
+        assert got[-1] == {"id": str(total), "event": "over", "data": {
+            "match": match.pk, "status": "finished", "actions": total, "scores": result.scores,
+            "places": result.places}}
+    public = replay_views(match, None)
+    for event in spectator[:-1]:
+        assert "position" not in event["data"] and "forfeited" not in event["data"]
+        assert event["data"]["view"] == public[int(event["id"])]
+    assert spectator[-1]["event"] == "over"
+
+
+def test_a_stream_resumes_after_last_event_id_and_sends_the_current_view_on_connect(
+        opened, django_capture_on_commit_callbacks):
+    w = start(make_world(), "stoppa", GAMES["stoppa"], django_capture_on_commit_callbacks)
+    rng = random.Random(3)
+    for _ in range(6):
+        turn, body = waiting(w)
+        assert act(w, turn, rng.choice(body["view"]["legal_actions"])).status_code == 200
+    pos = w.online_positions()[0]
+    url = f"{w.url}/seats/{pos}/events/?follow=false"
+    total = MatchAction.objects.filter(match=w.match).count()
+    views = replay_views(w.match, pos)
+
+    # No id: only the view as it stands.
+    status, got = read(w.client_at(pos), url)
+    assert [(e["id"], e["event"]) for e in got] == [(str(total), "view")]
+    assert got[0]["data"]["view"] == views[total]
+    # From an id: every view after it, the header and the query parameter alike.
+    for headers, query in (({"HTTP_LAST_EVENT_ID": "2"}, ""), ({}, "&last_event_id=2")):
+        status, got = read(w.client_at(pos), url + query, **headers)
+        assert [int(e["id"]) for e in got] == list(range(3, total + 1))
+        assert [e["data"]["view"] for e in got] == views[3:]
+    # Up to date: the current view again (a client that reconnects learns where things stand).
+    status, got = read(w.client_at(pos), url, HTTP_LAST_EVENT_ID=str(total))
+    assert [int(e["id"]) for e in got] == [total]
+    # Ids it cannot be: refused, naming the header.
+    for bad in ("-1", "abc", "1.5", "99999999", "１"):
+        status, got = read(w.client_at(pos), url, HTTP_LAST_EVENT_ID=bad)
+        assert status == 400, bad
+
+
+def test_only_a_seats_owner_streams_its_events(opened, django_capture_on_commit_callbacks):
+    w = start(make_world(), "sette_e_mezzo", GAMES["sette_e_mezzo"], django_capture_on_commit_callbacks)
+    ada, bob, rnd = w.position("ada"), w.position("bob-bot"), w.position("rnd")
+    _, read_only = token_create(user=w.users["ada"], name="dashboard", scopes=["read"])
+    _, play_only = token_create(user=w.users["ada"], name="buttons", scopes=["play"])
+    denied = {
+        "ada's token, bob's bot's seat": (w.owners["ada"], bob),
+        "bob's bot token, ada's seat": (w.owners["bob-bot"], ada),
+        "a play-only token": (bearer(play_only), ada),
+        "the organiser": (w.organiser, ada),
+        "a stranger": (w.stranger, bob),
+        "anyone, the built-in bot's seat": (w.owners["ada"], rnd),
+    }
+    for who, (client, pos) in denied.items():
+        for accept in ("text/event-stream", "application/json"):
+            answer = client.get(f"{w.url}/seats/{pos}/events/?follow=false", HTTP_ACCEPT=accept)
+            assert answer.status_code == 403 and not answer.streaming, who
+            assert set(answer.json()) == {"detail"}
+    assert w.anonymous.get(f"{w.url}/seats/{ada}/events/?follow=false").status_code in (401, 403)
+    assert read(bearer(read_only), f"{w.url}/seats/{ada}/events/?follow=false")[0] == 200
+    assert w.owners["ada"].get(f"{w.url}/seats/7/events/").status_code == 404
+    assert w.owners["ada"].get(f"/api/matches/999999/seats/0/events/").status_code == 404
+    bad = w.owners["ada"].get(f"{w.url}/seats/{ada}/events/?follow=sometimes")
+    assert bad.status_code == 400 and "follow" in bad.json()
+    # Refusals are JSON, whatever the client asked for.
+    for query in ("", "?format=event-stream"):
+        answer = w.stranger.get(f"{w.url}/seats/{ada}/events/{query}", HTTP_ACCEPT="text/event-stream")
+        assert answer.status_code == 403 and answer["Content-Type"] == "application/json"
+        assert answer.json()["detail"] == "only the seat's player's owner sees its cards"
+
+
+def test_a_cancelled_tournaments_streams_end_and_its_turns_are_gone(opened, django_capture_on_commit_callbacks):
+    w = start(make_world(), "stoppa", GAMES["stoppa"], django_capture_on_commit_callbacks)
+    turn, _ = waiting(w)
+    owner = w.client_at(turn)
+    assert [e["event"] for e in read(owner, "/api/seats/events/?follow=false")[1]] == ["turn"]
+    with django_capture_on_commit_callbacks(execute=True):
+        tournament_cancel(tournament=w.match.round.tournament)
+    status, got = read(owner, f"{w.url}/seats/{turn}/events/?follow=false")
+    assert [e["event"] for e in got] == ["view", "over"]
+    assert got[-1]["data"]["status"] == "cancelled" and got[0]["data"]["waiting_for"] is None
+    assert read(owner, "/api/seats/events/?follow=false")[1] == []
+
+
+# --- an account's turns --------------------------------------------------------------------------
+
+def test_an_accounts_turn_stream_sends_each_awaited_seat_once_with_its_view(opened,
+                                                                            django_capture_on_commit_callbacks):
+    w = start(make_world(ada_bot=True), "sette_e_mezzo", GAMES["sette_e_mezzo"], django_capture_on_commit_callbacks)
+    ada, bot = w.position("ada"), w.position("ada-bot")
+    tied = w.owners["ada-bot"]  # tied to ada's bot: its seat's turns only
+    everything = w.owners["ada"]
+    rng = random.Random(8)
+    feed = feeds.TurnFeed(w.users["ada"])  # one connection's feed, polled as its stream would be
+    moves = 0
+    while True:
+        turn, body = waiting(w)
+        if turn is None:
+            break
+        got = feed.poll()
+        assert [e.kind for e in got] == ["turn"]
+        event = got[0]
+        assert event.id == f"{w.match.pk}-{turn}-{body['actions']}"
+        assert plain(event.data) == body  # what GET .../seats/{turn}/ answers
+        assert feed.poll() == []  # sent once while it waits
+        status, streamed = read(everything, "/api/seats/events/?follow=false")
+        assert [e["id"] for e in streamed] == [event.id]
+        status, streamed = read(tied, "/api/seats/events/?follow=false")
+        assert [e["id"] for e in streamed] == ([event.id] if turn == bot else [])
+        # Resuming after that very turn does not send it again.
+        assert read(everything, "/api/seats/events/?follow=false", HTTP_LAST_EVENT_ID=event.id)[1] == []
+        assert act(w, turn, rng.choice(body["view"]["legal_actions"])).status_code == 200
+        moves += 1
+    assert moves >= 2 and {ada, bot} <= set(w.online_positions())
+    assert feed.poll() == []
+    assert read(w.stranger, "/api/seats/events/?follow=false")[1] == []
+    assert w.anonymous.get("/api/seats/events/?follow=false").status_code in (401, 403)
+    assert everything.get("/api/seats/events/", HTTP_LAST_EVENT_ID="1-2").status_code == 400
+
+
+# --- the hub -----------------------------------------------------------------------------------
+
+def test_a_committed_move_notifies_its_match_and_its_online_seats_owners_and_a_refused_one_nothing(
+        opened, django_capture_on_commit_callbacks, monkeypatch):
+    w = start(make_world(), "stoppa", GAMES["stoppa"], django_capture_on_commit_callbacks)
+    published = []
+    monkeypatch.setattr(events.hub(), "publish", lambda channels: published.append(sorted(channels)))
+    turn, body = waiting(w)
+    other = next(p for p in w.online_positions() if p != turn)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert act(w, other, body["view"]["legal_actions"][0]).status_code == 409
+        assert act(w, turn, {"type": "nonsense"}).status_code == 422
+    assert published == []
+    with django_capture_on_commit_callbacks(execute=True):
+        assert act(w, turn, body["view"]["legal_actions"][0]).status_code == 200
+    owners = sorted(events.user_channel(w.users[n].pk) for n in ("ada", "bob"))
+    assert published == [sorted([events.match_channel(w.match.pk), *owners])]
+
+
+def test_the_local_hub_wakes_the_waiters_of_a_channel_only():
+    hub = events.LocalHub()
+    a, b = hub.listen(["match:1"]), hub.listen(["match:2", "user:5"])
+    hub.publish(["match:1"])
+    assert a.wait(0) is True and b.wait(0) is False
+    assert a.wait(0) is False  # cleared once woken
+    hub.publish(["user:5", "user:6"])
+    assert b.wait(0) is True and a.wait(0) is False
+    # Published while the stream reads (before it waits): the next wait returns at once.
+    hub.publish(["match:2"])
+    assert b.wait(5) is True
+    hub.forget(a)
+    hub.forget(b)
+    assert hub.waiting() == 0
+
+
+def test_an_async_waiter_is_woken_from_another_thread():
+    hub = events.LocalHub()
+
+    async def scenario():
+        waiter = hub.listen(["match:9"], loop=asyncio.get_running_loop())
+        assert await waiter.wait_async(0.01) is False
+        threading.Timer(0.05, hub.publish, args=(["match:9"],)).start()
+        started = time.monotonic()
+        assert await waiter.wait_async(5) is True
+        assert time.monotonic() - started < 4
+        hub.forget(waiter)
+
+    asyncio.run(scenario())
+
+
+def test_redis_hub_carries_notifications_between_processes(settings):
+    if not settings.EVENTS_REDIS_URL:
+        pytest.skip("no Redis configured: scripts/test-services runs this")
+    sender, receiver = events.RedisHub(settings.EVENTS_REDIS_URL), events.RedisHub(settings.EVENTS_REDIS_URL)
+    waiter = receiver.listen(["match:77"])
+    deadline = time.monotonic() + 10
+    while not waiter.wait(0.1):  # the listener's subscription may take a moment: publish until heard
+        assert time.monotonic() < deadline, "the notification never arrived"
+        sender.publish(["match:77"])
+    other = receiver.listen(["match:78"])
+    sender.publish(["match:77"])
+    assert waiter.wait(5) is True and other.wait(0.2) is False
+
+
+# --- the live path ------------------------------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_a_followed_stream_sends_each_move_as_it_is_committed(live_server, settings):
+    """Through a real server: the seat's owner holds the stream open; each move made by the
+    other seat arrives as an event without asking."""
+    settings.ALLOWED_HOSTS = ["*"]
+    w = start(make_world(), "stoppa", GAMES["stoppa"], _commit_now)
+    pos = w.online_positions()[0]
+    token = w.client_at(pos)._credentials["HTTP_AUTHORIZATION"]
+    request = urllib.request.Request(f"{live_server.url}{w.url}/seats/{pos}/events/",
+                                     headers={"Authorization": token, "Accept": "text/event-stream"})
+    received: list[dict] = []
+    with urllib.request.urlopen(request, timeout=20) as stream:
+        def listen():
+            block = b""
+            for line in stream:
+                block += line
+                if line == b"\n":
+                    received.extend(parse(block))
+                    block = b""
+
+        reader = threading.Thread(target=listen, daemon=True)
+        reader.start()
+        rng = random.Random(5)
+        deadline = time.monotonic() + 60
+        while not received:
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        play_to_the_end(w, rng)
+        reader.join(30)
+    assert not reader.is_alive(), "the stream did not end with the match"
+    assert received[-1]["event"] == "over"
+    total = MatchAction.objects.filter(match=w.match).count()
+    ids = [int(e["id"]) for e in received if e["event"] == "view"]
+    assert ids == sorted(ids) and sorted(set(ids)) == list(range(ids[0], total + 1))
+
+
+class _commit_now:
+    """start()'s ``captured`` for a test whose transactions really commit: nothing to capture."""
+
+    def __init__(self, execute=True):
+        pass
+
+    def __enter__(self):
+        return []
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_asgi_stream_is_an_async_generator_served_on_the_event_loop():
+    w = start(make_world(), "sette_e_mezzo", GAMES["sette_e_mezzo"], _commit_now)
+    pos = w.online_positions()[0]
+    token = w.client_at(pos)._credentials["HTTP_AUTHORIZATION"]
+
+    async def scenario():
+        answer = await AsyncClient().get(f"{w.url}/seats/{pos}/events/?follow=false&last_event_id=0",
+                                         headers={"Authorization": token})
+        assert answer.status_code == 200 and answer.is_async
+        body = b"".join([chunk async for chunk in answer.streaming_content])
+        return parse(body)
+
+    got = asyncio.run(scenario())
+    views = replay_views(w.match, pos)
+    assert [e["data"]["view"] for e in got] == (views[1:] if len(views) > 1 else views)

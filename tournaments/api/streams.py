@@ -1,0 +1,135 @@
+"""Server-sent event streams of online matches (docs/online.md, "Event streams").
+
+A stream is a feed (tournaments.feeds: what to send, read from the database) woken by the
+events hub (tournaments.events: that something changed). Under ASGI (uvicorn, a deployment)
+the stream is an async generator: a connection waits on the event loop, not in a thread, and
+each read of the database runs in the thread pool. Under WSGI (``runserver``, the test
+server) it is a plain generator holding its thread. Either way: every event of the feed, a
+keep-alive comment after ``EVENTS_KEEPALIVE_SECONDS`` of silence, a look at the database
+every ``EVENTS_POLL_SECONDS`` whatever the hub says, and the end after ``STREAM_MAX_SECONDS``
+(the client reconnects with ``Last-Event-ID``) or once the feed is done (a match over).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import close_old_connections
+from django.http import StreamingHttpResponse
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+
+from tournaments import events
+from tournaments.feeds import Event
+from tournaments.services.errors import ServiceError
+
+RETRY_MILLISECONDS = 2000  # what an EventSource waits before it reconnects
+
+
+class JsonAnswers(BaseContentNegotiation):
+    """A stream's refusals (401, 403, 404, 409, 400) are JSON, as everywhere in the API, whatever
+    the client's Accept says (an EventSource asks for text/event-stream); the stream itself is a
+    StreamingHttpResponse, never rendered."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return JSONRenderer(), JSONRenderer.media_type
+
+
+def encode(event: Event) -> bytes:
+    """One event in the text/event-stream format: its id, its name, its data as one line of
+    JSON."""
+    data = json.dumps(event.data, cls=DjangoJSONEncoder, separators=(",", ":"))
+    head = f"id: {event.id}\n" if event.id else ""
+    return f"{head}event: {event.kind}\ndata: {data}\n\n".encode()
+
+
+def follow_param(request) -> bool:
+    """``?follow=false``: send what there is and close (a catch-up, for clients that poll)."""
+    value = request.query_params.get("follow", "true")
+    if value not in ("true", "false"):
+        raise ServiceError("follow is true or false", "follow")
+    return value == "true"
+
+
+def last_event_id(request) -> str | None:
+    """The ``Last-Event-ID`` header (an EventSource sends it when it reconnects), or the
+    ``last_event_id`` query parameter (for a first connection that resumes)."""
+    return request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
+
+
+def event_stream(request, feed, *, follow: bool = True) -> StreamingHttpResponse:
+    """The response that streams ``feed`` (a SeatFeed or TurnFeed)."""
+    if isinstance(request._request if hasattr(request, "_request") else request, ASGIRequest):
+        body = _async_stream(feed, follow)
+    else:
+        body = _sync_stream(feed, follow)
+    response = StreamingHttpResponse(body, content_type="text/event-stream; charset=utf-8")
+    response["Cache-Control"] = "no-store"
+    response["X-Accel-Buffering"] = "no"  # a proxy such as nginx must not hold the events back
+    return response
+
+
+def _poll(feed) -> list[bytes]:
+    return [encode(event) for event in feed.poll()]
+
+
+def _poll_in_pool(feed) -> list[bytes]:
+    """:func:`_poll` in a thread of the event loop's pool, which no request_finished signal
+    ever reaches: its connection is handed back (to the pool, DATABASE_POOL) or closed by age
+    here, as Django does at the end of each request."""
+    try:
+        return _poll(feed)
+    finally:
+        close_old_connections()
+
+
+def _sync_stream(feed, follow: bool):
+    hub = events.hub()
+    waiter = hub.listen(feed.channels)  # before the first read: nothing published meanwhile is missed
+    try:
+        yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+        started = last_sent = time.monotonic()
+        while True:
+            chunks = _poll(feed)
+            if chunks:
+                yield b"".join(chunks)
+                last_sent = time.monotonic()
+            if feed.done or not follow or time.monotonic() - started >= settings.STREAM_MAX_SECONDS:
+                return
+            if not waiter.wait(settings.EVENTS_POLL_SECONDS) and (
+                    time.monotonic() - last_sent >= settings.EVENTS_KEEPALIVE_SECONDS):
+                yield b": keep-alive\n\n"
+                last_sent = time.monotonic()
+    finally:
+        hub.forget(waiter)
+
+
+async def _async_stream(feed, follow: bool):
+    hub = events.hub()
+    waiter = hub.listen(feed.channels, loop=asyncio.get_running_loop())
+    poll = sync_to_async(_poll_in_pool, thread_sensitive=False)
+    try:
+        yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
+        started = last_sent = time.monotonic()
+        while True:
+            chunks = await poll(feed)
+            if chunks:
+                yield b"".join(chunks)
+                last_sent = time.monotonic()
+            if feed.done or not follow or time.monotonic() - started >= settings.STREAM_MAX_SECONDS:
+                return
+            if not await waiter.wait_async(settings.EVENTS_POLL_SECONDS) and (
+                    time.monotonic() - last_sent >= settings.EVENTS_KEEPALIVE_SECONDS):
+                yield b": keep-alive\n\n"
+                last_sent = time.monotonic()
+    finally:
+        hub.forget(waiter)

@@ -1,0 +1,11 @@
+"""The ASGI entry point: what uvicorn serves in a deployment (docker/compose.yaml), so that the
+event streams of online matches hold their connections on the event loop, not a thread each.
+The rest of the site runs as under WSGI (Django runs sync views in threads)."""
+
+import os
+
+from django.core.asgi import get_asgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
+
+application = get_asgi_application()

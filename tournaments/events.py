@@ -1,0 +1,214 @@
+"""Who is told that an online match changed: bare notifications, fanned out to the event
+streams of every web process (docs/online.md, "Event streams").
+
+A notification names a *channel* and nothing else — ``match:42`` (the match moved, opened, a
+seat was forfeited, its clock changed) or ``user:7`` (a match where user 7's players hold an
+online seat did) — never a card, an action or a view. A stream that hears one reads what
+changed from the database, where the services committed it, and renders it for its own seat
+(tournaments.feeds). So nothing secret ever crosses Redis, a lost notification costs only
+latency (every stream also looks again every ``EVENTS_POLL_SECONDS``), and a notification is
+published only once the transaction that made the change has committed
+(``transaction.on_commit``): a stream never reads a change that may still be rolled back.
+
+Two hubs, chosen by the ``EVENTS_REDIS_URL`` setting:
+
+* **in-process** (unset, the embedded default): publishing wakes the waiters of this process.
+  Enough for ``runserver`` and the tests, where the moves and the streams share a process.
+* **Redis** (set; it defaults to a ``redis://`` CELERY_BROKER_URL): publishing is a Redis
+  ``PUBLISH`` from whichever process committed (a web request, a Celery worker's timeout);
+  each web process runs one listener thread (``PSUBSCRIBE``) that wakes its own waiters.
+
+A waiter is registered *before* its stream first reads the database and is only cleared when
+it wakes, so a notification published while the stream reads is never missed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+
+from django.conf import settings
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+PREFIX = "mazziere:events:"
+
+
+def match_channel(match_id: int) -> str:
+    return f"match:{match_id}"
+
+
+def user_channel(user_id: int) -> str:
+    return f"user:{user_id}"
+
+
+class Waiter:
+    """One stream's wake-up flag over a set of channels, waited on from a thread or from an
+    event loop (the loop given at creation)."""
+
+    def __init__(self, channels: frozenset[str], loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.channels = channels
+        self._flag = threading.Event()
+        self._loop = loop
+        self._async_flag = asyncio.Event() if loop is not None else None
+
+    def wake(self) -> None:
+        self._flag.set()
+        if self._loop is not None:
+            try:
+                self._loop.call_soon_threadsafe(self._async_flag.set)
+            except RuntimeError:  # the loop has closed: nobody waits any more
+                pass
+
+    def wait(self, timeout: float) -> bool:
+        """Block until woken or ``timeout`` seconds; True when woken. Clears the flag."""
+        woke = self._flag.wait(timeout)
+        self._flag.clear()
+        return woke
+
+    async def wait_async(self, timeout: float) -> bool:
+        """:meth:`wait` for a coroutine on the waiter's loop."""
+        try:
+            await asyncio.wait_for(self._async_flag.wait(), timeout)
+            woke = True
+        except TimeoutError:
+            woke = False
+        self._async_flag.clear()
+        self._flag.clear()
+        return woke
+
+
+class LocalHub:
+    """The waiters of this process, by channel; ``publish`` wakes them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiters: dict[str, set[Waiter]] = defaultdict(set)
+
+    def listen(self, channels: Iterable[str], *, loop: asyncio.AbstractEventLoop | None = None) -> Waiter:
+        waiter = Waiter(frozenset(channels), loop)
+        with self._lock:
+            for channel in waiter.channels:
+                self._waiters[channel].add(waiter)
+        return waiter
+
+    def forget(self, waiter: Waiter) -> None:
+        with self._lock:
+            for channel in waiter.channels:
+                waiting = self._waiters.get(channel)
+                if waiting is not None:
+                    waiting.discard(waiter)
+                    if not waiting:
+                        del self._waiters[channel]
+
+    def wake(self, channels: Iterable[str]) -> None:
+        with self._lock:
+            woken = {w for channel in channels for w in self._waiters.get(channel, ())}
+        for waiter in woken:
+            waiter.wake()
+
+    def wake_all(self) -> None:
+        with self._lock:
+            woken = {w for waiting in self._waiters.values() for w in waiting}
+        for waiter in woken:
+            waiter.wake()
+
+    def waiting(self) -> int:
+        """How many waiters are registered (for tests and the health of a process)."""
+        with self._lock:
+            return len({w for waiting in self._waiters.values() for w in waiting})
+
+    def publish(self, channels: Iterable[str]) -> None:
+        self.wake(channels)
+
+
+class RedisHub(LocalHub):
+    """:class:`LocalHub` across processes: ``publish`` goes to Redis, and a listener thread
+    (started by the first ``listen``) wakes this process's waiters for each message. When Redis
+    is unreachable the listener retries every second and, once back, wakes every waiter (what
+    was published meanwhile was lost: the streams read again)."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+        self._client = None
+        self._listener: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+
+    def _redis(self):
+        if self._client is None:
+            import redis  # celery[redis]'s client; imported only where a Redis hub is configured
+
+            self._client = redis.Redis.from_url(self.url, socket_timeout=5, socket_connect_timeout=5)
+        return self._client
+
+    def publish(self, channels: Iterable[str]) -> None:
+        try:
+            with self._redis().pipeline(transaction=False) as pipe:
+                for channel in channels:
+                    pipe.publish(PREFIX + channel, b"")
+                pipe.execute()
+        except Exception:  # noqa: BLE001 - the change is committed; streams will read it on their next look
+            log.warning("event notification for %s not published", list(channels), exc_info=True)
+
+    def listen(self, channels: Iterable[str], *, loop: asyncio.AbstractEventLoop | None = None) -> Waiter:
+        self._ensure_listener()
+        return super().listen(channels, loop=loop)
+
+    def _ensure_listener(self) -> None:
+        if self._listener is not None and self._listener.is_alive():
+            return
+        with self._start_lock:
+            if self._listener is None or not self._listener.is_alive():
+                self._listener = threading.Thread(target=self._listen_forever, name="mazziere-events", daemon=True)
+                self._listener.start()
+
+    def _listen_forever(self) -> None:
+        import redis
+
+        while True:
+            try:
+                pubsub = redis.Redis.from_url(self.url, socket_connect_timeout=5).pubsub(ignore_subscribe_messages=True)
+                pubsub.psubscribe(PREFIX + "*")
+                self.wake_all()  # (re)connected: whatever was published while away is read again
+                for message in pubsub.listen():
+                    channel = message.get("channel")
+                    if isinstance(channel, bytes) and message.get("type") == "pmessage":
+                        self.wake([channel.decode()[len(PREFIX):]])
+            except Exception:  # noqa: BLE001 - Redis restarted or unreachable: try again shortly
+                log.warning("event listener lost Redis at %s; retrying", self.url, exc_info=True)
+                time.sleep(1.0)
+
+
+_hub: LocalHub | None = None
+_hub_lock = threading.Lock()
+
+
+def hub() -> LocalHub:
+    """This process's hub, made from the settings on first use."""
+    global _hub
+    if _hub is None:
+        with _hub_lock:
+            if _hub is None:
+                url = settings.EVENTS_REDIS_URL
+                _hub = RedisHub(url) if url else LocalHub()
+    return _hub
+
+
+def reset_hub() -> None:
+    """Forget the hub (tests that change EVENTS_REDIS_URL)."""
+    global _hub
+    with _hub_lock:
+        _hub = None
+
+
+def publish_on_commit(channels: Iterable[str]) -> None:
+    """Publish ``channels`` once the current transaction commits (at once outside one)."""
+    channels = sorted(set(channels))
+    if channels:
+        transaction.on_commit(lambda: hub().publish(channels))
