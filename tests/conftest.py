@@ -19,5 +19,8 @@ def _fresh_cache():
     test's requests must not use up the next one's allowance."""
     from django.core.cache import cache
 
+    from tournaments.services.online import replays
+
     cache.clear()
+    replays.clear()  # the online matches' states this process keeps (ids are reused between tests)
     yield

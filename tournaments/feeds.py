@@ -21,6 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+
 import engine
 from tournaments import events
 from tournaments.models import Match, MatchAction, Result, Seat, Tournament
@@ -29,6 +32,12 @@ from tournaments.services import online
 from tournaments.services.errors import ServiceError
 
 VIEW, OVER, TURN = "view", "over", "turn"
+
+
+def _count(model, **where) -> Coalesce:
+    """How many of ``model``'s rows belong to the match, as a subquery on matches."""
+    rows = model.objects.filter(match=OuterRef("pk"), **where).order_by().values("match")
+    return Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")[:1]), 0)
 
 
 @dataclass(frozen=True)
@@ -59,18 +68,19 @@ class SeatFeed:
     every view after it. Without it the first poll sends only the current view."""
 
     def __init__(self, match: Match, position: int | None, after: int | None = None) -> None:
-        online.check_online(match)
         self.match_id = match.pk
         self.position = position
         self.after = after
         tournament = match.round.tournament
         self.seats = list(match.seats.select_related("player").order_by("position"))
+        online.check_online(match, self.seats)
         if position is not None and not 0 <= position < len(self.seats):
             raise ServiceError(f"this match has seats 0 to {len(self.seats) - 1}, not {position}", "position",
                                code="not_found")
         self.state = engine.game(tournament.game).new_match(players=len(self.seats), seed=match.seed,
                                                             options=tournament.options, deck=match.deck)
         self.applied = 0
+        self.forfeited: set[int] = set()
         self.sent: tuple | None = None  # what the last view event said of the match, beyond its view
         self.done = False
 
@@ -98,18 +108,25 @@ class SeatFeed:
         tournament cancelled."""
         if self.done:
             return []
-        # The match's row first, its actions second: the actions may then be newer than the
-        # row, never older, so a finished status always comes with every action (the commit
-        # that finished the match wrote both); a newer action is read again at the next wake-up.
+        # One statement, so one snapshot: the match's status and clock as they were when its
+        # first ``n_actions`` actions were all there (the commit that adds an action moves the
+        # clock and, with the last one, ends the match). Actions committed since wait for the
+        # next look, which their commit's notification brings.
         match = (Match.objects.filter(pk=self.match_id)
-                 .values("status", "deadline_at", "round__tournament__status").first())
+                 .annotate(n_actions=_count(MatchAction), n_forfeits=_count(Seat, forfeit_reason__gt=""))
+                 .values("status", "deadline_at", "round__tournament__status", "n_actions", "n_forfeits").first())
         if match is None:  # deleted with its tournament
             self.done = True
             return [Event(id=str(self.applied), kind=OVER, data={"match": self.match_id, "status": "deleted"})]
-        forfeited = set(Seat.objects.filter(match_id=self.match_id).exclude(forfeit_reason="")
-                        .values_list("position", flat=True))
-        new = list(MatchAction.objects.filter(match_id=self.match_id, seq__gte=self.applied).order_by("seq")
-                   .values_list("action", flat=True))
+        if match["n_forfeits"] != len(self.forfeited):
+            self.forfeited = set(Seat.objects.filter(match_id=self.match_id).exclude(forfeit_reason="").order_by()
+                                 .values_list("position", flat=True))
+        forfeited = self.forfeited
+        new = []
+        if match["n_actions"] > self.applied:
+            new = list(MatchAction.objects.filter(match_id=self.match_id, seq__gte=self.applied,
+                                                  seq__lt=match["n_actions"]).order_by("seq")
+                       .values_list("action", flat=True))
         # The views the reader has not had between its last event and the current one: after
         # ``after`` on the first poll (none without it), all of them on later polls.
         seen = self.after if self.sent is None else self.sent[0]

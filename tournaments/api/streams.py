@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import close_old_connections
+from django.db import DatabaseError, close_old_connections, connection
 from django.http import StreamingHttpResponse
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
@@ -28,6 +29,8 @@ from rest_framework.renderers import JSONRenderer
 from tournaments import events
 from tournaments.feeds import Event
 from tournaments.services.errors import ServiceError
+
+log = logging.getLogger(__name__)
 
 RETRY_MILLISECONDS = 2000  # what an EventSource waits before it reconnects
 
@@ -70,6 +73,10 @@ def event_stream(request, feed, *, follow: bool = True) -> StreamingHttpResponse
     """The response that streams ``feed`` (a SeatFeed or TurnFeed)."""
     if isinstance(request._request if hasattr(request, "_request") else request, ASGIRequest):
         body = _async_stream(feed, follow)
+        # The request's thread is done with the database: hand its connection back now (to the
+        # pool, DATABASE_POOL), not when the stream ends, or each open stream would hold one.
+        if not connection.in_atomic_block:
+            connection.close()
     else:
         body = _sync_stream(feed, follow)
     response = StreamingHttpResponse(body, content_type="text/event-stream; charset=utf-8")
@@ -99,7 +106,11 @@ def _sync_stream(feed, follow: bool):
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
         started = last_sent = time.monotonic()
         while True:
-            chunks = _poll(feed)
+            try:
+                chunks = _poll(feed)
+            except DatabaseError:
+                log.warning("event stream closed: the database failed", exc_info=True)
+                return  # the client reconnects with Last-Event-ID
             if chunks:
                 yield b"".join(chunks)
                 last_sent = time.monotonic()
@@ -121,7 +132,11 @@ async def _async_stream(feed, follow: bool):
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
         started = last_sent = time.monotonic()
         while True:
-            chunks = await poll(feed)
+            try:
+                chunks = await poll(feed)
+            except DatabaseError:
+                log.warning("event stream closed: the database failed", exc_info=True)
+                return  # the client reconnects with Last-Event-ID
             if chunks:
                 yield b"".join(chunks)
                 last_sent = time.monotonic()

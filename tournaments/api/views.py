@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import authentication, mixins, permissions as drf_permissions, status, viewsets
+from rest_framework import authentication, generics, mixins, permissions as drf_permissions, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.renderers import JSONRenderer
@@ -305,6 +305,11 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
 
     # --- online play (docs/online.md) ---
 
+    def _online_match(self) -> Match:
+        """The match of an online-play request: as get_object, without the list's prefetching
+        and filters (every move of every online seat comes here)."""
+        return generics.get_object_or_404(Match.objects.select_related("round__tournament"), pk=self.kwargs["pk"])
+
     def _seat(self, match: Match, position: str) -> Seat:
         seat = match.seats.select_related("player").filter(position=int(position)).first()
         if seat is None:
@@ -317,7 +322,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def seat(self, request, pk=None, position=None):
         """What this seat of an online match sees now: its own cards, the public table, whose
         turn it is and, on its turn, its legal actions. Only for its player's owner."""
-        match = self.get_object()
+        match = self._online_match()
         seat = self._seat(match, position)
         require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
         return Response(online.seat_view(match=match, position=seat.position))
@@ -331,7 +336,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def act(self, request, pk=None, position=None):
         """Play this seat's action (one of its legal_actions). 422: not legal now, the engine's
         reason; 409: not this seat's turn, the match over or not started."""
-        match = self.get_object()
+        match = self._online_match()
         seat = self._seat(match, position)
         require(rules.acts_for(self.caller, seat.player), "only the seat's player's owner acts for it")
         data = self.valid(s.SeatActionSerializer)
@@ -346,7 +351,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def forfeit(self, request, pk=None, position=None):
         """An organiser forfeits a seat whose player is gone: the fallback bot plays it and it
         ranks last."""
-        match = self.get_object()
+        match = self._online_match()
         seat = self._seat(match, position)
         require(rules.organises(self.caller, match.round.tournament), "only the tournament's organisers forfeit a seat")
         data = self.valid(s.ReasonSerializer)
@@ -360,7 +365,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     @action(detail=True, methods=["get"])
     def table(self, request, pk=None):
         """What anyone may see of an online match as it is played: public information only."""
-        return Response(online.table_view(match=self.get_object()))
+        return Response(online.table_view(match=self._online_match()))
 
     @api_errors(409)
     @extend_schema(responses=STREAM_RESPONSE, parameters=STREAM_PARAMETERS, filters=False)
@@ -369,7 +374,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         """This seat's events (text/event-stream): after each action, its own view as
         ``GET seats/{position}/`` shows it (event ``view``, id = the actions applied), then
         ``over`` with the result. Only for its player's owner. docs/online.md."""
-        match = self.get_object()
+        match = self._online_match()
         seat = self._seat(match, position)
         require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
         follow = streams.follow_param(request)
@@ -382,7 +387,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def events(self, request, pk=None):
         """A spectator's events of an online match (text/event-stream): after each action,
         the public view as ``table/`` shows it, then ``over`` with the result."""
-        match = self.get_object()
+        match = self._online_match()
         follow = streams.follow_param(request)
         feed = feeds.SeatFeed(match, None, after=feeds.last_event_id(streams.last_event_id(request)))
         return streams.event_stream(request, feed, follow=follow)

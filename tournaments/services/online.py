@@ -15,6 +15,8 @@ the caller (rounds.Progress) to send.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -93,46 +95,118 @@ def actions_count() -> Coalesce:
                              .annotate(n=Count("*")).values("n")[:1]), 0)
 
 
-def is_online(match: Match) -> bool:
-    """Played through the API: its tournament is online and a seat plays online."""
-    return match.round.tournament.online and Match.objects.filter(seats_online(), pk=match.pk).exists()
+NOT_ONLINE = ("this match is not played online: bots play it in the workers, or people play it on a real table "
+              "and report the result")
 
 
-def check_online(match: Match) -> None:
+def is_online(match: Match, seats: list[Seat] | None = None) -> bool:
+    """Played through the API: its tournament is online and a seat plays online (``seats``:
+    the match's seats with their players, when the caller has them)."""
+    if not match.round.tournament.online:
+        return False
+    if seats is not None:
+        return any(seat.player.plays_online for seat in seats)
+    return Match.objects.filter(seats_online(), pk=match.pk).exists()
+
+
+def check_online(match: Match, seats: list[Seat] | None = None) -> None:
     """Refuse (conflict) a match that is not played through the API."""
-    if not is_online(match):
-        raise ServiceError("this match is not played online: bots play it in the workers, or people play it on a "
-                           "real table and report the result", "match", code="conflict")
+    if not is_online(match, seats):
+        raise ServiceError(NOT_ONLINE, "match", code="conflict")
+
+
+class _Replays:
+    """The engine states of the online matches this process touched lately, as last committed:
+    a request then applies only the actions stored since, instead of replaying the whole match
+    (a long Spacca il mazzo match has hundreds). A state enters only once the transaction that
+    read or wrote it has committed (``transaction.on_commit``), so it never holds an action
+    that was rolled back; actions are never removed, so a cached state is a prefix of the
+    match. Keyed by the match, its seed and its opening time, which no other match shares even
+    where a test database reuses ids. Least recently used out past ``size``."""
+
+    def __init__(self, size: int = 2000) -> None:
+        self.size = size
+        self._states: OrderedDict[tuple, tuple[int, engine.State]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(match: Match) -> tuple | None:
+        return (match.pk, match.seed, match.started_at) if match.started_at is not None else None
+
+    def get(self, match: Match) -> tuple[int, engine.State] | None:
+        """(actions applied, a copy of the state after them) or None."""
+        key = self.key(match)
+        with self._lock:
+            hit = self._states.get(key) if key else None
+            if hit is None:
+                return None
+            self._states.move_to_end(key)
+        return hit[0], hit[1].clone()
+
+    def put(self, match: Match, actions: int, state: engine.State) -> None:
+        key = self.key(match)
+        if key is None:
+            return
+        with self._lock:
+            known = self._states.get(key)
+            if known is None or known[0] <= actions:
+                self._states[key] = (actions, state)
+                self._states.move_to_end(key)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._states.clear()
+
+
+replays = _Replays()
+
+
+def _remember(table: Table) -> None:
+    """Keep the table's state, as it is when the current transaction commits."""
+    transaction.on_commit(lambda: replays.put(table.match, table.actions, table.state.clone()))
 
 
 def table_load(match: Match) -> Table:
-    """The match as it stands, replayed from its seed and its actions."""
+    """The match as it stands, replayed from its seed and its actions (from the last state this
+    process saw committed, when it has one)."""
     tournament = match.round.tournament
     seats = list(match.seats.select_related("player").order_by("position"))
-    try:
-        state = engine.game(tournament.game).new_match(players=len(seats), seed=match.seed,
-                                                       options=tournament.options, deck=match.deck)
-    except engine.InvalidOptions as exc:  # checked at creation: a bug, not a request's fault
-        raise RuntimeError(f"match {match.pk} cannot be dealt: {exc}") from exc
-    actions = list(match.actions.order_by("seq").values_list("action", flat=True))
+    known = replays.get(match)
+    if known is not None:
+        applied, state = known
+    else:
+        applied = 0
+        try:
+            state = engine.game(tournament.game).new_match(players=len(seats), seed=match.seed,
+                                                           options=tournament.options, deck=match.deck)
+        except engine.InvalidOptions as exc:  # checked at creation: a bug, not a request's fault
+            raise RuntimeError(f"match {match.pk} cannot be dealt: {exc}") from exc
+    actions = list(match.actions.filter(seq__gte=applied).order_by("seq").values_list("action", flat=True))
     for action in actions:
         state.apply(action)
-    return Table(match=match, seats=seats, state=state, actions=len(actions))
+    table = Table(match=match, seats=seats, state=state, actions=applied + len(actions))
+    _remember(table)
+    return table
 
 
-def _locked(match_id: int, *, finished_ok: bool = False) -> Match:
-    """The match, its row locked, refused unless it is an online match still to be played
-    (or, ``finished_ok``, already over)."""
+def _locked(match_id: int, *, finished_ok: bool = False) -> Table:
+    """The match as it stands, its row locked, refused unless it is an online match still to
+    be played (or, ``finished_ok``, already over)."""
     try:
         match = Match.objects.select_for_update(of=("self",)).select_related("round__tournament").get(pk=match_id)
     except Match.DoesNotExist:
         raise ServiceError(f"no match {match_id}", "match", code="not_found") from None
-    check_online(match)
+    if not match.round.tournament.online:
+        raise ServiceError(NOT_ONLINE, "match", code="conflict")
     if match.round.tournament.status == Tournament.Status.CANCELLED:
         raise ServiceError("the tournament is cancelled: its matches are not played", "match", code="conflict")
     if match.status == Match.Status.FINISHED and not finished_ok:
         raise ServiceError("the match is over", "match", code="conflict")
-    return match
+    table = table_load(match)
+    check_online(match, table.seats)
+    return table
 
 
 def _record(table: Table, by: str, seat: int, action: dict, key: str = "") -> int:
@@ -212,12 +286,12 @@ def deadlines_expire(*, now=None) -> Progress:
     for match_id in due:
         with transaction.atomic():
             try:
-                match = _locked(match_id)
+                table = _locked(match_id)
             except ServiceError:
                 continue
+            match = table.match
             if match.deadline_at is None or match.deadline_at > now:
                 continue  # moved meanwhile: the new deadline is the seat's own
-            table = table_load(match)
             turn = table.waits_for()
             if turn is None:
                 continue
@@ -280,11 +354,11 @@ def online_matches_open(*, match_ids: list[int]) -> Progress:
     for match_id in sorted(set(match_ids)):
         with transaction.atomic():
             try:
-                match = _locked(match_id)
+                table = _locked(match_id)
             except ServiceError:
                 continue
-            if match.status == Match.Status.PENDING:
-                progress += _open(table_load(match))
+            if table.match.status == Match.Status.PENDING:
+                progress += _open(table)
     return progress
 
 
@@ -307,7 +381,8 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
     with transaction.atomic():
         # A retry of the move that ended the match is answered as the first time: the key is
         # looked up before the match's end refuses anything new.
-        match = _locked(match_id, finished_ok=bool(idempotency_key))
+        table = _locked(match_id, finished_ok=bool(idempotency_key))
+        match = table.match
         if idempotency_key:
             first = MatchAction.objects.filter(match=match, seat=position, idempotency_key=idempotency_key).first()
             if first is not None:
@@ -317,7 +392,6 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
                 return Acted(seq=first.seq, action=first.action, repeated=True)
         if match.status == Match.Status.FINISHED:
             raise ServiceError("the match is over", "match", code="conflict")
-        table = table_load(match)
         seat = table.seat(position)
         if match.status == Match.Status.PENDING:
             raise ServiceError("the match has not started: it opens when its round does", "match", code="conflict")
@@ -344,8 +418,8 @@ def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Pr
         raise ServiceError("a forfeit needs a reason", "reason")
     limits.check_text(reason, "reason", limits.REASON_MAX)
     with transaction.atomic():
-        match = _locked(match_id)
-        table = table_load(match)
+        table = _locked(match_id)
+        match = table.match
         seat = table.seat(position)
         if seat.forfeit_reason:
             raise ServiceError(f"seat {position} is already forfeited", "position", code="conflict")
@@ -364,8 +438,8 @@ def seat_view(*, match: Match, position: int) -> dict:
     public table, whose turn, its legal actions on its turn), for its own player's owner only
     (the caller checks). Read-only: a match not opened yet shows whose turn it will be. Refused
     (conflict) for a match not played online."""
-    check_online(match)
     table = table_load(match)
+    check_online(match, table.seats)
     seat = table.seat(position)
     return {
         "match": match.pk, "position": position, "player": seat.player.name, "status": match.status,
@@ -378,8 +452,8 @@ def seat_view(*, match: Match, position: int) -> dict:
 def table_view(*, match: Match) -> dict:
     """What a spectator sees of an online match: the public view (the engine's ``view(None)``).
     Refused (conflict) for a match not played online."""
-    check_online(match)
     table = table_load(match)
+    check_online(match, table.seats)
     return {
         "match": match.pk, "status": match.status, "turn": table.state.current_player(),
         "waiting_for": table.waits_for(), "deadline_at": match.deadline_at, "actions": table.actions,
