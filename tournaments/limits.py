@@ -52,6 +52,7 @@ ROUND_INTERVAL_MIN = timedelta(minutes=1)  # the periodic tick runs every minute
 ROUND_INTERVAL_MAX = timedelta(days=366)  # a round a year, leap years included
 MOVE_SECONDS_MIN = 5  # an online seat's time per action: a round trip and a thought
 MOVE_SECONDS_MAX = 86_400  # a day: correspondence play
+BANK_SECONDS_MAX = 7 * 86_400  # an online seat's reserve for a whole match: a week
 STARTS_AT_AHEAD_MAX = timedelta(days=3653)  # ten years
 #: Every round of a periodic tournament is due within this span of its first: the dates
 #: stay far from datetime's year 9999 (an OverflowError in the periodic tick otherwise).

@@ -202,6 +202,11 @@ class Tournament(models.Model):
     # tournament's timeout policy applies (services.online.deadlines_expire).
     move_seconds = models.PositiveIntegerField(null=True, blank=True,
                                                help_text="seconds an online seat has for each action; null: no limit")
+    bank_seconds = models.PositiveIntegerField(
+        null=True, blank=True,
+        help_text="a reserve each online seat has for the whole match, spent once a move's move_seconds are used "
+                  "up; null: none",
+    )
     timeout_bot = models.CharField(
         max_length=40, blank=True,
         help_text="when a move's time runs out: empty, the seat is forfeited (the fallback bot plays it on, it "
@@ -300,6 +305,8 @@ class Match(models.Model):
     # (null: not waiting for an online seat; no clock running).
     awaiting_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     deadline_at = models.DateTimeField(null=True, blank=True)
+    # Since when it awaits that seat: what a move took, charged to the seat's bank.
+    awaiting_since = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["round", "table"]
@@ -323,6 +330,8 @@ class Seat(models.Model):
     forfeit_detail = models.TextField(blank=True)
     decisions = models.PositiveIntegerField(default=0)
     think_seconds = models.FloatField(default=0.0)
+    # Online play: what the seat has left of its tournament's bank_seconds (null: all of it).
+    bank_left = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["match", "position"]

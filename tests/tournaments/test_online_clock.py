@@ -7,7 +7,9 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import F
 from django.utils import timezone
+from rest_framework.test import APIClient
 
 from tournaments.models import AuditEvent, Match, MatchAction
 from tournaments.services import ServiceError, online, players
@@ -17,7 +19,7 @@ from tournaments.services.tournaments import entry_add, tournament_create, tourn
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
 
-def online_match(slug="clocked", move_seconds=30, timeout_bot=""):
+def online_match(slug="clocked", move_seconds=30, timeout_bot="", bank_seconds=None):
     """An opened online Stoppa match of a person, a remote bot and a built-in bot."""
     users = get_user_model()
     ada = users.objects.create_user(f"ada-{slug}")
@@ -26,7 +28,7 @@ def online_match(slug="clocked", move_seconds=30, timeout_bot=""):
     bot = builtin_bot_get_or_create(bot="heuristic", name="heuristic")
     tournament = tournament_create(name=slug, slug=slug, game="stoppa", table_size=3, format="round_robin",
                                    format_config={}, options={"hands": 1}, online=True, move_seconds=move_seconds,
-                                   timeout_bot=timeout_bot, seed=3)
+                                   timeout_bot=timeout_bot, bank_seconds=bank_seconds, seed=3)
     for player in (person, remote, bot):
         entry_add(tournament=tournament, player=player)
     _, progress = tournament_start(tournament=tournament)
@@ -101,7 +103,68 @@ def test_a_worker_killed_while_applying_a_timeout_leaves_it_to_be_applied_once_l
     assert AuditEvent.objects.filter(match=match, action="move_timeout", detail__seat=seat).count() == 1
 
 
+def rewind(match, seconds: float) -> None:
+    """As if the awaited seat had been thinking for ``seconds`` already."""
+    Match.objects.filter(pk=match.pk).update(awaiting_since=F("awaiting_since") - timedelta(seconds=seconds),
+                                             deadline_at=F("deadline_at") - timedelta(seconds=seconds))
+    match.refresh_from_db()
+
+
+def test_a_move_over_its_time_spends_the_seats_bank_and_the_bank_moves_its_deadline():
+    match = online_match(slug="banked", move_seconds=30, bank_seconds=60)
+    seat = waiting(match)
+    # The first move may take 30 s and then the whole bank: 90 s.
+    assert 89 <= (match.deadline_at - match.awaiting_since).total_seconds() <= 90
+    assert online.seat_view(match=match, position=seat)["bank_left"] == 60.0
+    rewind(match, 50)  # it took 50 s: 20 s out of the bank
+    online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
+                    ["view"]["legal_actions"][0])
+    left = match.seats.get(position=seat).bank_left
+    assert 39.0 <= left <= 40.0
+    # Its next move has 30 s and the 40 left; another seat's has its whole bank.
+    while (turn := waiting(match)) is not None and turn != seat:
+        assert match.deadline_at - match.awaiting_since == timedelta(seconds=90)
+        online.seat_act(match_id=match.pk, position=turn,
+                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0])
+    assert turn == seat  # (this seed's match comes back to it)
+    match.refresh_from_db()
+    assert match.deadline_at - match.awaiting_since == timedelta(seconds=30 + left)
+    assert online.seat_view(match=match, position=seat)["bank_left"] == left
+    rewind(match, 10)  # in time: the bank is untouched
+    online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
+                    ["view"]["legal_actions"][0])
+    assert match.seats.get(position=seat).bank_left == left
+
+
+def test_a_seat_that_spends_its_whole_bank_times_out_once_and_plays_on_with_move_seconds_alone():
+    match = online_match(slug="bank-out", move_seconds=30, bank_seconds=60, timeout_bot="random")
+    seat = waiting(match)
+    online.deadlines_expire(now=match.deadline_at - timedelta(seconds=1))  # inside its bank: nothing happens
+    assert not AuditEvent.objects.filter(match=match, action="move_timeout").exists()
+    online.deadlines_expire(now=match.deadline_at)
+    online.deadlines_expire(now=match.deadline_at)
+    assert AuditEvent.objects.filter(match=match, action="move_timeout").count() == 1
+    assert match.seats.get(position=seat).bank_left == 0.0
+    while (turn := waiting(match)) is not None and turn != seat:
+        online.seat_act(match_id=match.pk, position=turn,
+                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0])
+    assert turn == seat
+    match.refresh_from_db()
+    assert match.deadline_at - match.awaiting_since == timedelta(seconds=30)
+
+
+def test_a_tournament_without_a_bank_shows_none_and_gives_move_seconds_alone():
+    match = online_match(slug="no-bank", move_seconds=30)
+    seat = waiting(match)
+    assert online.seat_view(match=match, position=seat)["bank_left"] is None
+    assert match.deadline_at - match.awaiting_since == timedelta(seconds=30)
+
+
 @pytest.mark.parametrize("changes, field", [
+    ({"move_seconds": 30, "bank_seconds": 0}, "bank_seconds"),
+    ({"move_seconds": 30, "bank_seconds": 7 * 86_400 + 1}, "bank_seconds"),
+    ({"bank_seconds": 60}, "bank_seconds"),  # a bank needs a clock
+
     ({"move_seconds": 4}, "move_seconds"),
     ({"move_seconds": 86_401}, "move_seconds"),
     ({"move_seconds": True}, "move_seconds"),
@@ -116,3 +179,15 @@ def test_a_clock_out_of_bounds_is_refused_naming_the_field(changes, field):
     with pytest.raises(ServiceError) as refused:
         tournament_create(**settings)
     assert refused.value.field == field
+
+
+def test_the_api_takes_a_bank_with_a_clock_and_names_it_when_refused():
+    olga = get_user_model().objects.create_user("olga-bank")
+    client = APIClient()
+    client.force_authenticate(olga)
+    body = {"name": "Banked", "slug": "banked-api", "game": "stoppa", "table_size": 3, "format": "round_robin",
+            "online": True, "move_seconds": 30, "bank_seconds": 300}
+    made = client.post("/api/tournaments/", body, format="json")
+    assert made.status_code == 201 and (made.json()["move_seconds"], made.json()["bank_seconds"]) == (30, 300)
+    refused = client.post("/api/tournaments/", {**body, "slug": "no-clock", "move_seconds": None}, format="json")
+    assert refused.status_code == 400 and "move_seconds" in refused.json()["bank_seconds"][0]

@@ -15,6 +15,7 @@ import random
 import threading
 import time
 import urllib.request
+from datetime import timedelta
 
 import pytest
 from django.test import AsyncClient
@@ -378,3 +379,37 @@ def test_the_asgi_stream_is_an_async_generator_served_on_the_event_loop():
     got = asyncio.run(scenario())
     views = replay_views(w.match, pos)
     assert [e["data"]["view"] for e in got] == (views[1:] if len(views) > 1 else views)
+
+
+# --- the states kept between requests ----------------------------------------------------------
+
+@pytest.mark.django_db(transaction=True)
+def test_a_process_keeps_only_committed_states_of_an_online_match(monkeypatch):
+    w = start(make_world(), "stoppa", GAMES["stoppa"], _commit_now)
+    match = Match.objects.select_related("round__tournament").get(pk=w.match.pk)
+    rng = random.Random(2)
+    turn, body = waiting(w)
+    assert act(w, turn, rng.choice(body["view"]["legal_actions"])).status_code == 200
+    stored = MatchAction.objects.filter(match=match).count()
+    kept = online.replays.get(match)
+    assert kept is not None and kept[0] == stored  # the move's commit kept the state after it
+    assert plain(kept[1].view(None)) == replay_views(match, None)[stored]
+
+    # A move whose transaction fails after the engine applied it: nothing of it is kept.
+    turn, body = waiting(w)
+
+    def fail(table):
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(online, "_announce", fail)
+    with pytest.raises(RuntimeError):
+        online.seat_act(match_id=match.pk, position=turn, action=body["view"]["legal_actions"][0])
+    monkeypatch.undo()
+    assert MatchAction.objects.filter(match=match).count() == stored
+    assert online.replays.get(match)[0] == stored
+    table = online.table_load(match)
+    assert table.actions == stored and plain(table.state.view(turn)) == replay_views(match, turn)[stored]
+
+    # Another match that reuses the id (a test database does) is never served this one's state.
+    Match.objects.filter(pk=match.pk).update(started_at=match.started_at + timedelta(seconds=1))
+    assert online.replays.get(Match.objects.get(pk=match.pk)) is None

@@ -41,8 +41,8 @@ GAMES = {  # short matches
     "piazza": {"table_max": 2},
     "spacca_il_mazzo": {"turn_limit": 25},
 }
-SEAT_FIELDS = {"match", "position", "player", "status", "turn", "waiting_for", "forfeited", "deadline_at", "actions",
-               "view"}
+SEAT_FIELDS = {"match", "position", "player", "status", "turn", "waiting_for", "forfeited", "deadline_at", "bank_left",
+               "actions", "view"}
 EVENT_FIELDS = {"match", "position", "actions", "status", "turn", "waiting_for", "deadline_at", "view", "forfeited"}
 
 

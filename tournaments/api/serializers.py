@@ -105,8 +105,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "slug", "game", "options", "format", "format_config", "table_size", "duplicate",
             "points_by_place", "tiebreaks", "seed", "seed_chosen", "ladder", "starts_at", "round_interval",
-            "open_entry", "online", "move_seconds", "timeout_bot", "status", "owner", "organisers", "entrants",
-            "created_at", "finished_at",
+            "open_entry", "online", "move_seconds", "bank_seconds", "timeout_bot", "status", "owner", "organisers",
+            "entrants", "created_at", "finished_at",
         ]
         read_only_fields = ["id", "seed_chosen", "status", "entrants", "created_at", "finished_at"]
         extra_kwargs = {
@@ -271,6 +271,8 @@ class SeatViewSerializer(serializers.Serializer):
     waiting_for = serializers.IntegerField(allow_null=True, help_text="the online seat whose action the match awaits")
     forfeited = serializers.BooleanField()
     deadline_at = serializers.DateTimeField(allow_null=True, help_text="when the seat awaited runs out of time")
+    bank_left = serializers.FloatField(allow_null=True, help_text="seconds this seat has left of its bank (null: no "
+                                                                  "bank); counted in its deadline")
     actions = serializers.IntegerField(help_text="actions applied so far")
     view = serializers.JSONField(help_text="the engine's view(seat): this seat's cards, the public table, and on its "
                                            "turn its legal_actions")

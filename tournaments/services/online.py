@@ -254,14 +254,42 @@ def _advance(table: Table) -> None:
 
 def _await(table: Table, seat: int | None) -> None:
     """The match now awaits ``seat`` (None: no online seat), which has the tournament's
-    ``move_seconds`` from now (no clock without them). Both are stored on the match: the
-    deadline survives any process's restart, and a player's seats to play are one query."""
+    ``move_seconds`` from now, and then what it has left of its bank (no clock without
+    ``move_seconds``). All of it is stored on the match and its seats: the clock survives any
+    process's restart, and a player's seats to play are one query."""
     seconds = table.tournament.move_seconds
-    deadline = timezone.now() + timedelta(seconds=seconds) if seconds and seat is not None else None
+    if seconds and seat is not None:
+        since = timezone.now()
+        deadline = since + timedelta(seconds=seconds + bank_left(table, seat))
+    else:
+        since = deadline = None
     match = table.match
-    if (match.awaiting_seat, match.deadline_at) != (seat, deadline):
-        match.awaiting_seat, match.deadline_at = seat, deadline
-        Match.objects.filter(pk=match.pk).update(awaiting_seat=seat, deadline_at=deadline)
+    if (match.awaiting_seat, match.deadline_at, match.awaiting_since) != (seat, deadline, since):
+        match.awaiting_seat, match.deadline_at, match.awaiting_since = seat, deadline, since
+        Match.objects.filter(pk=match.pk).update(awaiting_seat=seat, deadline_at=deadline, awaiting_since=since)
+
+
+def bank_left(table: Table, position: int) -> float:
+    """The seconds of its bank the seat has left (0.0 when the tournament gives none)."""
+    bank = table.tournament.bank_seconds
+    if not bank:
+        return 0.0
+    left = table.seats[position].bank_left
+    return float(bank) if left is None else left
+
+
+def _charge(table: Table, position: int, now) -> None:
+    """The awaited seat has moved (or run out of time) at ``now``: what the move took beyond
+    ``move_seconds`` comes out of its bank."""
+    match, tournament = table.match, table.tournament
+    if not (tournament.bank_seconds and tournament.move_seconds and match.awaiting_since is not None
+            and match.awaiting_seat == position):
+        return
+    over = (now - match.awaiting_since).total_seconds() - tournament.move_seconds
+    if over > 0:
+        seat = table.seats[position]
+        seat.bank_left = max(0.0, bank_left(table, position) - over)
+        Seat.objects.filter(pk=seat.pk).update(bank_left=seat.bank_left)
 
 
 def _announce(table: Table) -> None:
@@ -295,13 +323,15 @@ def deadlines_expire(*, now=None) -> Progress:
             turn = table.waits_for()
             if turn is None:
                 continue
+            _charge(table, turn, now)  # its bank, if any, is spent
             policy_bot = table.tournament.timeout_bot
             seed = derive_seed(match.seed, "timeout", turn, table.actions)
             if policy_bot:
                 _record(table, BY_TIMEOUT, turn, bots.create(policy_bot, game=table.tournament.game, seed=seed)
                         .act(table.state.view(turn)))
             else:
-                _forfeit(table, turn, "timeout", f"no action within {table.tournament.move_seconds} s")
+                _forfeit(table, turn, "timeout", f"no action within {table.tournament.move_seconds} s"
+                         + (" and its bank" if table.tournament.bank_seconds else ""))
             AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, action="move_timeout",
                                       detail={"seat": turn, "policy": policy_bot or "forfeit"})
             _advance(table)  # the next seat's clock, or the end (which stops the clock)
@@ -378,6 +408,7 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
             raise ServiceError("the Idempotency-Key must be printable characters", "Idempotency-Key")
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise ServiceError('an action is an object with a "type", as the seat\'s legal_actions list them', "action")
+    now = timezone.now()  # when the move came: what it took is charged to the seat's bank
     with transaction.atomic():
         # A retry of the move that ended the match is answered as the first time: the key is
         # looked up before the match's end refuses anything new.
@@ -405,6 +436,7 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
             seq = _record(table, BY_SEAT, position, action, idempotency_key)
         except engine.IllegalAction as exc:
             raise ServiceError(str(exc), "action", code="illegal") from None
+        _charge(table, position, now)
         _advance(table)
         _announce(table)
         return Acted(seq=seq, action=action, repeated=False, progress=_finish_if_over(table))
@@ -444,7 +476,8 @@ def seat_view(*, match: Match, position: int) -> dict:
     return {
         "match": match.pk, "position": position, "player": seat.player.name, "status": match.status,
         "turn": table.state.current_player(), "waiting_for": table.waits_for(),
-        "forfeited": bool(seat.forfeit_reason), "deadline_at": match.deadline_at, "actions": table.actions,
+        "forfeited": bool(seat.forfeit_reason), "deadline_at": match.deadline_at,
+        "bank_left": bank_left(table, position) if table.tournament.bank_seconds else None, "actions": table.actions,
         "view": table.state.view(position),
     }
 

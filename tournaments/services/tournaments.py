@@ -128,6 +128,7 @@ def tournament_create(
     open_entry: bool = False,
     online: bool = False,
     move_seconds: int | None = None,
+    bank_seconds: int | None = None,
     timeout_bot: str = "",
     owner=None,
     actor=None,
@@ -141,6 +142,11 @@ def tournament_create(
     check_format(format, format_config or {}, table_size, duplicate, points_by_place)
     if move_seconds is not None:
         limits.check_int(move_seconds, "move_seconds", limits.MOVE_SECONDS_MIN, limits.MOVE_SECONDS_MAX)
+    if bank_seconds is not None:
+        limits.check_int(bank_seconds, "bank_seconds", 1, limits.BANK_SECONDS_MAX)
+        if move_seconds is None:
+            raise ServiceError("bank_seconds is a reserve beyond each move's move_seconds: set move_seconds too",
+                               "bank_seconds")
     if (move_seconds is not None or timeout_bot) and not online:
         raise ServiceError("move_seconds and timeout_bot are online play's clock: set online too", "online")
     if timeout_bot:
@@ -185,6 +191,7 @@ def tournament_create(
         open_entry=open_entry,
         online=online,
         move_seconds=move_seconds,
+        bank_seconds=bank_seconds,
         timeout_bot=timeout_bot,
         owner=owner,
     )
