@@ -562,7 +562,7 @@ def report(args, options: dict, seats: list[dict], results: list[dict], started:
               f"p99 {percentile(us, 99):6.0f} µs per move ({len(us):,} moves)")
     groups, busy = cpu
     if applied:
-        print(f"  CPU per move:               " + "  ".join(f"{name} {seconds / len(applied) * 1000:.1f} ms"
+        print("  CPU per move:               " + "  ".join(f"{name} {seconds / len(applied) * 1000:.1f} ms"
                                                             for name, seconds in groups.items())
               + f"  (machine {busy:.0%} busy, {os.cpu_count()} cores)")
     if errors:

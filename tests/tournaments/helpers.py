@@ -1,6 +1,8 @@
-"""Building tournaments of built-in bots for the tests."""
+"""Building tournaments of built-in bots for the tests; reading event streams."""
 
 from __future__ import annotations
+
+import json
 
 from tournaments import selectors
 from tournaments.models import Match, Player, Rating, RatingChange
@@ -75,3 +77,19 @@ def outcome(tournament):
     records = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
                    .values_list("record", flat=True))
     return schedule(tournament), standings, ratings, ledger, records
+
+
+def parse_events(body: bytes) -> list[dict]:
+    """Server-sent events as a client parses them: {"id", "event", "data"}; comments dropped."""
+    out = []
+    for block in body.decode().split("\n\n"):
+        event = {}
+        for line in block.splitlines():
+            key, _, value = line.partition(": ")
+            if key in ("id", "event"):
+                event[key] = value
+            elif key == "data":
+                event["data"] = json.loads(value)
+        if "event" in event:
+            out.append(event)
+    return out

@@ -10,7 +10,6 @@ test's live server and, in scripts/test-services, through uvicorn (test_remote_b
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import threading
 import time
@@ -27,6 +26,7 @@ from tournaments.services import online
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import tournament_cancel
 
+from .helpers import parse_events
 from .test_online import (  # noqa: F401 - opened: a fixture
     GAMES, act, bearer, make_world, opened, plain, start, waiting,
 )
@@ -34,28 +34,12 @@ from .test_online import (  # noqa: F401 - opened: a fixture
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
 
-def parse(body: bytes) -> list[dict]:
-    """Server-sent events as a client parses them: {"id", "event", "data"}; comments dropped."""
-    out = []
-    for block in body.decode().split("\n\n"):
-        event = {}
-        for line in block.splitlines():
-            key, _, value = line.partition(": ")
-            if key in ("id", "event"):
-                event[key] = value
-            elif key == "data":
-                event["data"] = json.loads(value)
-        if "event" in event:
-            out.append(event)
-    return out
-
-
 def read(client, url: str, **headers) -> tuple[int, list[dict]]:
     answer = client.get(url, **headers)
     if not answer.streaming:
-        return answer.status_code, parse(answer.content)
+        return answer.status_code, parse_events(answer.content)
     assert answer["Content-Type"].startswith("text/event-stream") and answer["Cache-Control"] == "no-store"
-    return answer.status_code, parse(b"".join(answer.streaming_content))
+    return answer.status_code, parse_events(b"".join(answer.streaming_content))
 
 
 def replay_views(match: Match, position: int | None) -> list:
@@ -189,7 +173,7 @@ def test_only_a_seats_owner_streams_its_events(opened, django_capture_on_commit_
     assert w.anonymous.get(f"{w.url}/seats/{ada}/events/?follow=false").status_code in (401, 403)
     assert read(bearer(read_only), f"{w.url}/seats/{ada}/events/?follow=false")[0] == 200
     assert w.owners["ada"].get(f"{w.url}/seats/7/events/").status_code == 404
-    assert w.owners["ada"].get(f"/api/matches/999999/seats/0/events/").status_code == 404
+    assert w.owners["ada"].get("/api/matches/999999/seats/0/events/").status_code == 404
     bad = w.owners["ada"].get(f"{w.url}/seats/{ada}/events/?follow=sometimes")
     assert bad.status_code == 400 and "follow" in bad.json()
     # Refusals are JSON, whatever the client asked for.
@@ -331,7 +315,7 @@ def test_a_followed_stream_sends_each_move_as_it_is_committed(live_server, setti
             for line in stream:
                 block += line
                 if line == b"\n":
-                    received.extend(parse(block))
+                    received.extend(parse_events(block))
                     block = b""
 
         reader = threading.Thread(target=listen, daemon=True)
@@ -374,7 +358,7 @@ def test_the_asgi_stream_is_an_async_generator_served_on_the_event_loop():
                                          headers={"Authorization": token})
         assert answer.status_code == 200 and answer.is_async
         body = b"".join([chunk async for chunk in answer.streaming_content])
-        return parse(body)
+        return parse_events(body)
 
     got = asyncio.run(scenario())
     views = replay_views(w.match, pos)

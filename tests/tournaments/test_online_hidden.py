@@ -30,6 +30,8 @@ from tournaments.services.players import builtin_bot_get_or_create, player_creat
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
+from .helpers import parse_events
+
 # Committed as a server commits them, so that the API's requests take the path they take in
 # production (the states of online matches kept between requests: online.replays).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,21 +50,6 @@ EVENT_FIELDS = {"match", "position", "actions", "status", "turn", "waiting_for",
 
 def plain(value):
     return json.loads(json.dumps(value))
-
-
-def parse(body: bytes) -> list[dict]:
-    out = []
-    for block in body.decode().split("\n\n"):
-        event = {}
-        for line in block.splitlines():
-            key, _, value = line.partition(": ")
-            if key in ("id", "event"):
-                event[key] = value
-            elif key == "data":
-                event["data"] = json.loads(value)
-        if "event" in event:
-            out.append(event)
-    return out
 
 
 def bearer(token: str) -> APIClient:
@@ -167,7 +154,7 @@ def check_seat(table: Table, pos: int) -> None:
     key = ("seat", pos)
     headers = {"HTTP_LAST_EVENT_ID": table.last_ids[key]} if key in table.last_ids else {}
     answer = table.readers[pos].get(f"{table.url}/seats/{pos}/events/?follow=false", **headers)
-    got = parse(b"".join(answer.streaming_content))
+    got = parse_events(b"".join(answer.streaming_content))
     assert got, "a stream always sends the view as it stands"
     for event in got:
         if event["event"] == "over":
@@ -201,7 +188,7 @@ def check_spectators(table: Table, rng: random.Random) -> None:
     key = ("spectator",)
     query = f"&last_event_id={table.last_ids[key]}" if key in table.last_ids else ""
     answer = table.strangers[-1][1].get(f"{table.url}/events/?follow=false{query}")
-    for event in parse(b"".join(answer.streaming_content)):
+    for event in parse_events(b"".join(answer.streaming_content)):
         table.last_ids[key] = event["id"]
         if event["event"] == "view":
             assert "position" not in event["data"]
@@ -227,7 +214,7 @@ def test_no_seat_ever_sees_a_card_it_may_not_see_in_any_answer_or_event():
                 break
             assert turn in table.online, "the service's seats never keep an online match waiting"
             # The turn stream of the awaited seat's owner shows that seat, with its own view only.
-            turns = parse(b"".join(table.readers[turn].get("/api/seats/events/?follow=false").streaming_content))
+            turns = parse_events(b"".join(table.readers[turn].get("/api/seats/events/?follow=false").streaming_content))
             mine = [e for e in turns if e["data"]["match"] == table.match.pk]
             assert [e["data"]["position"] for e in mine] == [turn]
             assert mine[0]["data"]["view"] == table.views[table.applied][turn]
