@@ -17,10 +17,12 @@ import urllib.request
 from datetime import timedelta
 
 import pytest
+from django.db import DatabaseError
 from django.test import AsyncClient
 
 import engine
 from tournaments import events, feeds
+from tournaments.api import streams
 from tournaments.models import Match, MatchAction, Result
 from tournaments.services import online
 from tournaments.services.tokens import token_create
@@ -294,6 +296,46 @@ def test_redis_hub_carries_notifications_between_processes(settings):
     other = receiver.listen(["match:78"])
     sender.publish(["match:77"])
     assert waiter.wait(5) is True and other.wait(0.2) is False
+
+
+# --- pacing -------------------------------------------------------------------------------------
+
+class QuietFeed:
+    """A feed with nothing to say (or a database that fails, with ``fails``)."""
+
+    channels = ["match:0"]
+    done = False
+
+    def __init__(self, fails: bool = False) -> None:
+        self.fails, self.polls = fails, 0
+
+    def poll(self):
+        self.polls += 1
+        if self.fails:
+            raise DatabaseError("connection lost")
+        return []
+
+
+def test_a_silent_stream_sends_keep_alives_and_ends_after_its_lifetime(settings):
+    settings.EVENTS_POLL_SECONDS, settings.EVENTS_KEEPALIVE_SECONDS, settings.STREAM_MAX_SECONDS = 0.01, 0.02, 0.3
+    feed = QuietFeed()
+    started = time.monotonic()
+    sent = list(streams._sync_stream(feed, follow=True))
+    assert time.monotonic() - started < 5
+    assert sent[0] == b"retry: 2000\n\n" and set(sent[1:]) == {b": keep-alive\n\n"} and len(sent) >= 3
+    assert feed.polls > len(sent) - 1  # it looked at the database between keep-alives too
+    assert events.hub().waiting() == 0  # and forgot its waiter
+
+
+def test_a_stream_whose_database_fails_ends_cleanly(settings):
+    feed = QuietFeed(fails=True)
+    assert list(streams._sync_stream(feed, follow=True)) == [b"retry: 2000\n\n"]
+
+    async def scenario():
+        return [chunk async for chunk in streams._async_stream(feed, follow=True)]
+
+    assert asyncio.run(scenario()) == [b"retry: 2000\n\n"]
+    assert events.hub().waiting() == 0
 
 
 # --- the live path ------------------------------------------------------------------------------

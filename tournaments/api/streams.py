@@ -99,27 +99,52 @@ def _poll_in_pool(feed) -> list[bytes]:
         close_old_connections()
 
 
+class _Pace:
+    """What a stream sends when, the same whether it waits in a thread or on the event loop:
+    the events read, a keep-alive after EVENTS_KEEPALIVE_SECONDS of silence, the end when the
+    feed is done, when not following, or after STREAM_MAX_SECONDS."""
+
+    def __init__(self, feed, follow: bool) -> None:
+        self.feed, self.follow = feed, follow
+        self.started = self.last_sent = time.monotonic()
+
+    def sent(self, chunks: list[bytes]) -> bytes:
+        self.last_sent = time.monotonic()
+        return b"".join(chunks)
+
+    def over(self) -> bool:
+        return (self.feed.done or not self.follow
+                or time.monotonic() - self.started >= settings.STREAM_MAX_SECONDS)
+
+    def keep_alive(self, woke: bool) -> bytes:
+        if woke or time.monotonic() - self.last_sent < settings.EVENTS_KEEPALIVE_SECONDS:
+            return b""
+        self.last_sent = time.monotonic()
+        return b": keep-alive\n\n"
+
+
+def _failed() -> None:
+    log.warning("event stream closed: the database failed", exc_info=True)  # the client reconnects
+
+
 def _sync_stream(feed, follow: bool):
     hub = events.hub()
     waiter = hub.listen(feed.channels)  # before the first read: nothing published meanwhile is missed
+    pace = _Pace(feed, follow)
     try:
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
-        started = last_sent = time.monotonic()
         while True:
             try:
                 chunks = _poll(feed)
             except DatabaseError:
-                log.warning("event stream closed: the database failed", exc_info=True)
-                return  # the client reconnects with Last-Event-ID
-            if chunks:
-                yield b"".join(chunks)
-                last_sent = time.monotonic()
-            if feed.done or not follow or time.monotonic() - started >= settings.STREAM_MAX_SECONDS:
+                _failed()
                 return
-            if not waiter.wait(settings.EVENTS_POLL_SECONDS) and (
-                    time.monotonic() - last_sent >= settings.EVENTS_KEEPALIVE_SECONDS):
-                yield b": keep-alive\n\n"
-                last_sent = time.monotonic()
+            if chunks:
+                yield pace.sent(chunks)
+            if pace.over():
+                return
+            if beat := pace.keep_alive(waiter.wait(settings.EVENTS_POLL_SECONDS)):
+                yield beat
     finally:
         hub.forget(waiter)
 
@@ -128,23 +153,20 @@ async def _async_stream(feed, follow: bool):
     hub = events.hub()
     waiter = hub.listen(feed.channels, loop=asyncio.get_running_loop())
     poll = sync_to_async(_poll_in_pool, thread_sensitive=False)
+    pace = _Pace(feed, follow)
     try:
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
-        started = last_sent = time.monotonic()
         while True:
             try:
                 chunks = await poll(feed)
             except DatabaseError:
-                log.warning("event stream closed: the database failed", exc_info=True)
-                return  # the client reconnects with Last-Event-ID
-            if chunks:
-                yield b"".join(chunks)
-                last_sent = time.monotonic()
-            if feed.done or not follow or time.monotonic() - started >= settings.STREAM_MAX_SECONDS:
+                _failed()
                 return
-            if not await waiter.wait_async(settings.EVENTS_POLL_SECONDS) and (
-                    time.monotonic() - last_sent >= settings.EVENTS_KEEPALIVE_SECONDS):
-                yield b": keep-alive\n\n"
-                last_sent = time.monotonic()
+            if chunks:
+                yield pace.sent(chunks)
+            if pace.over():
+                return
+            if beat := pace.keep_alive(await waiter.wait_async(settings.EVENTS_POLL_SECONDS)):
+                yield beat
     finally:
         hub.forget(waiter)
