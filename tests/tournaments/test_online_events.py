@@ -345,7 +345,7 @@ def test_a_followed_stream_sends_each_move_as_it_is_committed(live_server, setti
     """Through a real server: the seat's owner holds the stream open; each move made by the
     other seat arrives as an event without asking."""
     settings.ALLOWED_HOSTS = ["*"]
-    w = start(make_world(), "stoppa", GAMES["stoppa"], _commit_now)
+    w = start_committed(make_world(), "stoppa")
     pos = w.online_positions()[0]
     token = w.client_at(pos)._credentials["HTTP_AUTHORIZATION"]
     request = urllib.request.Request(f"{live_server.url}{w.url}/seats/{pos}/events/",
@@ -376,6 +376,17 @@ def test_a_followed_stream_sends_each_move_as_it_is_committed(live_server, setti
     assert ids == sorted(ids) and sorted(set(ids)) == list(range(ids[0], total + 1))
 
 
+def start_committed(w, game: str):
+    """start() in a test whose transactions commit, once the match is open: with a broker a
+    worker process opens it, a moment after the start commits."""
+    w = start(w, game, GAMES[game], _commit_now)
+    deadline = time.monotonic() + 30
+    while Match.objects.get(pk=w.match.pk).status == Match.Status.PENDING:
+        assert time.monotonic() < deadline, "the match was never opened"
+        time.sleep(0.05)
+    return w
+
+
 class _commit_now:
     """start()'s ``captured`` for a test whose transactions really commit: nothing to capture."""
 
@@ -391,7 +402,7 @@ class _commit_now:
 
 @pytest.mark.django_db(transaction=True)
 def test_the_asgi_stream_is_an_async_generator_served_on_the_event_loop():
-    w = start(make_world(), "sette_e_mezzo", GAMES["sette_e_mezzo"], _commit_now)
+    w = start_committed(make_world(), "sette_e_mezzo")
     pos = w.online_positions()[0]
     token = w.client_at(pos)._credentials["HTTP_AUTHORIZATION"]
 
@@ -411,11 +422,11 @@ def test_the_asgi_stream_is_an_async_generator_served_on_the_event_loop():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_process_keeps_only_committed_states_of_an_online_match(monkeypatch):
-    w = start(make_world(), "stoppa", GAMES["stoppa"], _commit_now)
-    match = Match.objects.select_related("round__tournament").get(pk=w.match.pk)
+    w = start_committed(make_world(), "stoppa")
     rng = random.Random(2)
     turn, body = waiting(w)
     assert act(w, turn, rng.choice(body["view"]["legal_actions"])).status_code == 200
+    match = Match.objects.select_related("round__tournament").get(pk=w.match.pk)
     stored = MatchAction.objects.filter(match=match).count()
     kept = online.replays.get(match)
     assert kept is not None and kept[0] == stored  # the move's commit kept the state after it
