@@ -200,13 +200,6 @@ def hub() -> LocalHub:
     return _hub
 
 
-def reset_hub() -> None:
-    """Forget the hub (tests that change EVENTS_REDIS_URL)."""
-    global _hub
-    with _hub_lock:
-        _hub = None
-
-
 def publish_on_commit(channels: Iterable[str]) -> None:
     """Publish ``channels`` once the current transaction commits (at once outside one)."""
     channels = sorted(set(channels))

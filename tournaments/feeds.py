@@ -21,10 +21,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Count, OuterRef, Subquery
-from django.db.models.functions import Coalesce
-
-import engine
 from tournaments import events
 from tournaments.models import Match, MatchAction, Result, Seat, Tournament
 from tournaments.selectors import online_seats
@@ -32,12 +28,6 @@ from tournaments.services import online
 from tournaments.services.errors import ServiceError
 
 VIEW, OVER, TURN = "view", "over", "turn"
-
-
-def _count(model, **where) -> Coalesce:
-    """How many of ``model``'s rows belong to the match, as a subquery on matches."""
-    rows = model.objects.filter(match=OuterRef("pk"), **where).order_by().values("match")
-    return Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")[:1]), 0)
 
 
 @dataclass(frozen=True)
@@ -50,14 +40,14 @@ class Event:
     data: dict
 
 
-def last_event_id(value: str | None, *, field_name: str = "Last-Event-ID") -> int | None:
+def view_event_id(value: str | None) -> int | None:
     """A seat or spectator feed's ``Last-Event-ID``: the number of actions the reader has seen
     (an integer from 0 to 1,000,000), or None when absent."""
     if value is None or value == "":
         return None
     if not (value.isascii() and value.isdigit() and len(value) <= 7):
         raise ServiceError("Last-Event-ID is the id of an event of this stream: a number of actions, 0 to 1000000",
-                           field_name)
+                           "Last-Event-ID")
     return int(value)
 
 
@@ -71,14 +61,9 @@ class SeatFeed:
         self.match_id = match.pk
         self.position = position
         self.after = after
-        tournament = match.round.tournament
         self.seats = list(match.seats.select_related("player").order_by("position"))
         online.check_online(match, self.seats)
-        if position is not None and not 0 <= position < len(self.seats):
-            raise ServiceError(f"this match has seats 0 to {len(self.seats) - 1}, not {position}", "position",
-                               code="not_found")
-        self.state = engine.game(tournament.game).new_match(players=len(self.seats), seed=match.seed,
-                                                            options=tournament.options, deck=match.deck)
+        self.state = online.deal(match, len(self.seats))
         self.applied = 0
         self.forfeited: set[int] = set()
         self.sent: tuple | None = None  # what the last view event said of the match, beyond its view
@@ -90,8 +75,7 @@ class SeatFeed:
 
     def _event(self, *, status: str, deadline_at, forfeited: set[int]) -> Event:
         turn = self.state.current_player()
-        waiting_for = turn if (turn is not None and status == Match.Status.RUNNING and turn not in forfeited
-                               and self.seats[turn].player.plays_online) else None
+        waiting_for = online.awaited(turn, self.seats, forfeited) if status == Match.Status.RUNNING else None
         data = {
             "match": self.match_id, "actions": self.applied, "status": status, "turn": turn,
             "waiting_for": waiting_for, "deadline_at": deadline_at,
@@ -113,7 +97,8 @@ class SeatFeed:
         # clock and, with the last one, ends the match). Actions committed since wait for the
         # next look, which their commit's notification brings.
         match = (Match.objects.filter(pk=self.match_id)
-                 .annotate(n_actions=_count(MatchAction), n_forfeits=_count(Seat, forfeit_reason__gt=""))
+                 .annotate(n_actions=online.count_of_match(MatchAction),
+                           n_forfeits=online.count_of_match(Seat, forfeit_reason__gt=""))
                  .values("status", "deadline_at", "round__tournament__status", "n_actions", "n_forfeits").first())
         if match is None:  # deleted with its tournament
             self.done = True
@@ -189,7 +174,7 @@ class TurnFeed:
 
     def poll(self) -> list[Event]:
         seats = list(online_seats(self.user, self.bot_id).filter(your_turn=True)
-                     .annotate(actions=online.actions_count())[:TURNS_PER_POLL])
+                     .annotate(actions=online.count_of_match(MatchAction, "match"))[:TURNS_PER_POLL])
         if self.after is not None:
             self.sent.add(self.after)
             self.after = None

@@ -71,7 +71,7 @@ def last_event_id(request) -> str | None:
 
 def event_stream(request, feed, *, follow: bool = True) -> StreamingHttpResponse:
     """The response that streams ``feed`` (a SeatFeed or TurnFeed)."""
-    if isinstance(request._request if hasattr(request, "_request") else request, ASGIRequest):
+    if isinstance(request._request, ASGIRequest):
         body = _async_stream(feed, follow)
         # The request's thread is done with the database: hand its connection back now (to the
         # pool, DATABASE_POOL), not when the stream ends, or each open stream would hold one.

@@ -378,7 +378,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         seat = self._seat(match, position)
         require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
         follow = streams.follow_param(request)
-        feed = feeds.SeatFeed(match, seat.position, after=feeds.last_event_id(streams.last_event_id(request)))
+        feed = feeds.SeatFeed(match, seat.position, after=feeds.view_event_id(streams.last_event_id(request)))
         return streams.event_stream(request, feed, follow=follow)
 
     @api_errors(409)
@@ -389,7 +389,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         the public view as ``table/`` shows it, then ``over`` with the result."""
         match = self._online_match()
         follow = streams.follow_param(request)
-        feed = feeds.SeatFeed(match, None, after=feeds.last_event_id(streams.last_event_id(request)))
+        feed = feeds.SeatFeed(match, None, after=feeds.view_event_id(streams.last_event_id(request)))
         return streams.event_stream(request, feed, follow=follow)
 
     @extend_schema(responses=s.SubmissionSerializer(many=True), filters=False)

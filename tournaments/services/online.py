@@ -29,7 +29,7 @@ import bots
 import engine
 from bots.runner import ForfeitPolicy, forfeit_places
 from tournaments import events, limits
-from tournaments.models import AuditEvent, Match, MatchAction, Result, Seat, Tournament, seats_online
+from tournaments.models import AuditEvent, Match, MatchAction, Result, Seat, Tournament
 
 from .errors import ServiceError
 from .players import player_bot
@@ -70,11 +70,16 @@ class Table:
     def waits_for(self) -> int | None:
         """The seat whose owner must act now through the API, or None (over, or the service's
         turn)."""
-        turn = self.state.current_player()
-        if turn is None:
-            return None
-        seat = self.seats[turn]
-        return turn if seat.player.plays_online and not seat.forfeit_reason else None
+        forfeited = {seat.position for seat in self.seats if seat.forfeit_reason}
+        return awaited(self.state.current_player(), self.seats, forfeited)
+
+
+def awaited(turn: int | None, seats: list[Seat], forfeited: set[int]) -> int | None:
+    """``turn`` if its seat is played through the API (a person or a remote bot, not
+    forfeited), else None: the service plays it, or nobody is to act."""
+    if turn is None or turn in forfeited or not seats[turn].player.plays_online:
+        return None
+    return turn
 
 
 @dataclass(frozen=True)
@@ -89,29 +94,21 @@ class Acted:
     progress: Progress = NOTHING
 
 
-def actions_count() -> Coalesce:
-    """The number of actions applied to a seat's match, as a query expression on seats."""
-    return Coalesce(Subquery(MatchAction.objects.filter(match=OuterRef("match")).order_by().values("match")
-                             .annotate(n=Count("*")).values("n")[:1]), 0)
+def count_of_match(model, match: str = "pk", **where) -> Coalesce:
+    """How many of ``model``'s rows (those matching ``where``) belong to a match, as a query
+    expression: on matches (``match="pk"``) or on rows that point at one (``match="match"``)."""
+    rows = model.objects.filter(match=OuterRef(match), **where).order_by().values("match")
+    return Coalesce(Subquery(rows.annotate(n=Count("*")).values("n")[:1]), 0)
 
 
 NOT_ONLINE = ("this match is not played online: bots play it in the workers, or people play it on a real table "
               "and report the result")
 
 
-def is_online(match: Match, seats: list[Seat] | None = None) -> bool:
-    """Played through the API: its tournament is online and a seat plays online (``seats``:
-    the match's seats with their players, when the caller has them)."""
-    if not match.round.tournament.online:
-        return False
-    if seats is not None:
-        return any(seat.player.plays_online for seat in seats)
-    return Match.objects.filter(seats_online(), pk=match.pk).exists()
-
-
-def check_online(match: Match, seats: list[Seat] | None = None) -> None:
-    """Refuse (conflict) a match that is not played through the API."""
-    if not is_online(match, seats):
+def check_online(match: Match, seats: list[Seat]) -> None:
+    """Refuse (conflict) a match that is not played through the API: its tournament is not
+    online, or none of its ``seats`` (with their players) plays online."""
+    if not (match.round.tournament.online and any(seat.player.plays_online for seat in seats)):
         raise ServiceError(NOT_ONLINE, "match", code="conflict")
 
 
@@ -168,21 +165,22 @@ def _remember(table: Table) -> None:
     transaction.on_commit(lambda: replays.put(table.match, table.actions, table.state.clone()))
 
 
+def deal(match: Match, players: int) -> engine.State:
+    """The match before its first action: its game dealt from its seed (and stacked deck)."""
+    tournament = match.round.tournament
+    try:
+        return engine.game(tournament.game).new_match(players=players, seed=match.seed, options=tournament.options,
+                                                      deck=match.deck)
+    except engine.InvalidOptions as exc:  # checked at creation: a bug, not a request's fault
+        raise RuntimeError(f"match {match.pk} cannot be dealt: {exc}") from exc
+
+
 def table_load(match: Match) -> Table:
     """The match as it stands, replayed from its seed and its actions (from the last state this
     process saw committed, when it has one)."""
-    tournament = match.round.tournament
     seats = list(match.seats.select_related("player").order_by("position"))
     known = replays.get(match)
-    if known is not None:
-        applied, state = known
-    else:
-        applied = 0
-        try:
-            state = engine.game(tournament.game).new_match(players=len(seats), seed=match.seed,
-                                                           options=tournament.options, deck=match.deck)
-        except engine.InvalidOptions as exc:  # checked at creation: a bug, not a request's fault
-            raise RuntimeError(f"match {match.pk} cannot be dealt: {exc}") from exc
+    applied, state = known if known is not None else (0, deal(match, len(seats)))
     actions = list(match.actions.filter(seq__gte=applied).order_by("seq").values_list("action", flat=True))
     for action in actions:
         state.apply(action)
