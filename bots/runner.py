@@ -188,15 +188,10 @@ def play_match(
             try:
                 state.apply(action)
             except engine.IllegalAction as exc:
-                malformed = not isinstance(action, dict) or not isinstance(action.get("type"), str)
-                forfeit(
-                    seat,
-                    "malformed" if malformed else "illegal",
-                    f"answered {_short(action)}: {exc}",
-                )
+                forfeit(seat, *refused(action, exc))
                 continue
             except Exception:  # an action the engine cannot even compare (unhashable junk)
-                forfeit(seat, "malformed", f"answered {_short(action)}")
+                forfeit(seat, *refused(action))
                 continue
             decisions[seat] += 1
 
@@ -250,6 +245,16 @@ def _close(bot: Any) -> None:
             close()
         except Exception:
             pass
+
+
+def refused(action: Any, exc: engine.IllegalAction | None = None) -> tuple[str, str]:
+    """The forfeit (reason, detail) of a bot whose answer the engine refused: ``illegal`` with
+    the engine's message, which names the rule; ``malformed`` for an answer that is no action
+    at all (not an object with a "type", or junk the engine cannot even compare: no ``exc``)."""
+    if exc is None:
+        return "malformed", f"answered {_short(action)}"
+    malformed = not isinstance(action, dict) or not isinstance(action.get("type"), str)
+    return "malformed" if malformed else "illegal", f"answered {_short(action)}: {exc}"
 
 
 def _short(value: Any, limit: int = 300) -> str:

@@ -69,6 +69,11 @@ class Player(models.Model):
         """Sits at its tables through the API (a person, or a remote bot), never in a worker."""
         return self.kind == self.Kind.PERSON or self.bot_kind == self.BotKind.REMOTE
 
+    @property
+    def is_external_bot(self) -> bool:
+        """Its author's program: a subprocess the workers run, or an HTTP endpoint they call."""
+        return self.bot_kind in (self.BotKind.SUBPROCESS, self.BotKind.HTTP)
+
 
 def plays_online(prefix: str = "") -> Q:
     """:attr:`Player.plays_online` as a query on players (``prefix``: the path to them, e.g.
@@ -330,7 +335,9 @@ class Seat(models.Model):
     forfeit_detail = models.TextField(blank=True)
     decisions = models.PositiveIntegerField(default=0)
     think_seconds = models.FloatField(default=0.0)
-    # Online play: what the seat has left of its tournament's bank_seconds (null: all of it).
+    # Online play: what the seat has left of its bank (null: all of it): of its tournament's
+    # bank_seconds for a seat played through the API, of its limits' time bank for an external
+    # bot, which is asked one decision at a time (services.online.online_bots_move).
     bank_left = models.FloatField(null=True, blank=True)
 
     class Meta:

@@ -13,7 +13,7 @@ from django.conf import settings
 
 from tournaments.services import dispatch
 from tournaments.services.leases import ClaimStatus, matches_reclaim
-from tournaments.services.online import deadlines_expire, online_matches_open
+from tournaments.services.online import deadlines_expire, online_bots_move, online_matches_open
 from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.schedule import schedule_tick
 
@@ -82,6 +82,14 @@ def open_online_matches(match_ids: list[int]) -> None:
     """Open online matches whose round has come (services.online): the seats the service plays
     move up to the first online turn. Safe to run twice: an open match is left as it is."""
     dispatch.send_progress(online_matches_open(match_ids=match_ids))
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def move_online_bots(match_id: int) -> None:
+    """Play an online match's external bots while it is their turn, or tell them it is over
+    (services.online.online_bots_move). Safe to run twice: an answer is applied only where the
+    match still stands as it was when the bot was asked."""
+    dispatch.send_progress(online_bots_move(match_id=match_id))
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -126,6 +126,8 @@ class HttpBot(ExternalBot):
     anyone sets it, so that a bot URL cannot make the service POST to its own network.
     """
 
+    session_outlives = True  # each message is its own request: the bot's server keeps the match
+
     def __init__(
         self,
         game: str,

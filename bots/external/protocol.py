@@ -98,6 +98,10 @@ class _Clock:
 class ExternalBot(Bot):
     """What both transports share: the messages, the clock, the match id."""
 
+    #: Whether the bot's side of a match outlives this object: an HTTP bot's does (its server
+    #: keeps the match between requests), a subprocess bot's process does not.
+    session_outlives = False
+
     def __init__(self, game: str, seed: int | str | None = None, *, limits: Any = None) -> None:
         super().__init__(game, seed)
         self.limits = Limits.of(limits)
@@ -105,6 +109,25 @@ class ExternalBot(Bot):
         self.match_id = uuid.uuid4().hex
         self.seat: int | None = None
         self.started = False
+
+    def resume(self, seat: int, *, match: str, bank: float | None, started: bool) -> None:
+        """Go on with a match this bot plays one decision at a time, each maybe in another
+        process (an online table, where the match waits for people between its turns): the
+        match's id as the bot knows it, what is left of its time bank (None: all of it), and
+        whether it has had ``start``. A bot whose side of the match does not outlive this
+        object (a subprocess) is sent ``start`` again, and has its start-up time again."""
+        self.match_id = match
+        self.seat = seat
+        if bank is not None:
+            self.clock.bank = bank
+        if started and self.session_outlives:
+            self.started = True
+            self.clock.first = False
+
+    @property
+    def bank_left(self) -> float:
+        """The seconds left in the bot's time bank for this match."""
+        return max(self.clock.bank, 0.0)
 
     # -- the Bot interface; the runner calls start_match/finish_match when it can
 

@@ -677,7 +677,7 @@ def test_the_move_that_closes_a_round_opens_the_next_rounds_online_match(opened,
 
 # --- 6: who enters an online tournament, and who plays its tables -------------------------------
 
-def test_remote_bots_play_online_only_and_online_tournaments_seat_no_external_bots(settings):
+def test_remote_bots_play_online_only_and_external_bots_play_in_either(settings):
     settings.HTTP_BOTS_ALLOWED_HOSTS = ["bots.example.org"]
     w = make_world()
     bob = session(w.users["bob"])
@@ -703,15 +703,13 @@ def test_remote_bots_play_online_only_and_online_tournaments_seat_no_external_bo
         refused = enter(offline, w.players["bob-bot"], client)
         assert refused.status_code == 400 and "remote bot" in refused.json()["player"][0]
     assert enter(online_, w.players["bob-bot"], w.owners["bob-bot"]).status_code == 201
-    for bot, client in ((http, bob), (program, session(root))):
-        refused = enter(online_, bot, client)
-        assert refused.status_code == 400, bot.name
-        assert f"{bot.name} is a {bot.bot_kind} bot" in refused.json()["player"][0]
+    for bot, client in ((http, bob), (program, session(root))):  # a worker asks them between online turns
+        assert enter(online_, bot, client).status_code == 201, bot.name
         assert enter(offline, bot, client).status_code == 201, bot.name
     assert enter(online_, w.players["ada"], w.owners["ada"]).status_code == 201  # people and built-in bots
     assert enter(online_, w.players["rnd"], w.organiser).status_code == 201
     assert sorted(Tournament.objects.get(pk=online_).entries.values_list("player__name", flat=True)) == [
-        "ada", "bob-bot", "rnd"]
+        "ada", "bob-bot", "bob-http", "rnd", "root-prog"]
 
 
 def test_online_duplicate_play_is_refused_at_creation():

@@ -191,3 +191,14 @@ def test_the_api_takes_a_bank_with_a_clock_and_names_it_when_refused():
     assert made.status_code == 201 and (made.json()["move_seconds"], made.json()["bank_seconds"]) == (30, 300)
     refused = client.post("/api/tournaments/", {**body, "slug": "no-clock", "move_seconds": None}, format="json")
     assert refused.status_code == 400 and "move_seconds" in refused.json()["bank_seconds"][0]
+
+
+def test_forfeiting_another_seat_keeps_the_awaited_seats_clock():
+    match = online_match(slug="keeps-clock", move_seconds=30)
+    turn = waiting(match)
+    deadline = match.deadline_at
+    other = next(seat.position for seat in match.seats.all() if seat.position != turn)
+    online.seat_forfeit(match_id=match.pk, position=other, reason="left the club")
+    match.refresh_from_db()
+    assert match.seats.get(position=other).forfeit_reason == "forfeited"
+    assert (waiting(match), match.deadline_at) == (turn, deadline)  # not a fresh move_seconds

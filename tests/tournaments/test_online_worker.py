@@ -98,3 +98,75 @@ def test_two_people_and_two_remote_bots_play_a_whole_match_through_the_api(game)
     assert len(match.record["actions"]) == MatchAction.objects.filter(match=match).count()
     assert MatchAction.objects.filter(match=match, by="seat").count() == moves
     assert not match.seats.exclude(forfeit_reason="").exists()
+
+
+@pytest.mark.parametrize("game", ["sette_e_mezzo", "stoppa"])
+def test_an_http_bot_at_an_online_table_is_asked_by_the_workers_between_online_turns(game, settings):
+    """A person and a remote bot through the API, an HTTP bot (a server in this process, which
+    the worker calls: scripts/test-services lets it reach loopback) and a built-in bot: the
+    HTTP bot's turns are played by the workers whenever a move reaches them."""
+    from tests.bots.test_http import random_player, serve
+
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]  # the eager tasks of the embedded defaults
+    server, url, seen = serve(random_player())
+    try:
+        users = {name: get_user_model().objects.create_user(f"{name}-x-{game}") for name in ("olga", "ada", "cy", "hal")}
+        players = [
+            player_create(name=f"ada-x-{game}", kind="person", owner=users["ada"]),
+            player_create(name=f"cy-x-{game}", kind="bot", bot_kind="remote", owner=users["cy"]),
+            player_create(name=f"hal-x-{game}", kind="bot", bot_kind="http", owner=users["hal"],
+                          bot_config={"url": url, "limits": {"startup": 10, "decision": 5, "bank": 5}}),
+            builtin_bot_get_or_create(bot="random", name="random"),
+        ]
+        owners = {}  # the clients of the players played through the API
+        for player in players[:2]:
+            _, secret = token_create(user=player.owner, name="play", scopes=["read", "play"],
+                                     bot=player if player.kind == "bot" else None)
+            owners[player.pk] = client(secret)
+        _, secret = token_create(user=users["hal"], name="entry", scopes=["read", "play"])
+        entering = {**owners, players[2].pk: client(secret)}
+        _, secret = token_create(user=users["olga"], name="desk", scopes=["read", "organise"])
+        olga = client(secret)
+        made = olga.post("/api/tournaments/", {
+            "name": game, "slug": f"x-{game}".replace("_", "-"), "game": game, "table_size": 4,
+            "format": "round_robin", "format_config": {}, "options": {"hands": 1}, "online": True,
+            "open_entry": True, "move_seconds": 600,
+        }, format="json")
+        assert made.status_code == 201, made.json()
+        tournament = made.json()["id"]
+        for player in players:
+            answer = entering.get(player.pk, olga).post(f"/api/tournaments/{tournament}/entries/",
+                                                        {"player": player.pk}, format="json")
+            assert answer.status_code == 201, answer.json()
+        assert olga.post(f"/api/tournaments/{tournament}/start/").status_code == 200
+        match = Match.objects.get(round__tournament_id=tournament)
+        rng = random.Random(game)
+        deadline = time.monotonic() + 120
+        while Match.objects.get(pk=match.pk).status != Match.Status.FINISHED:
+            assert time.monotonic() < deadline, "the match never ended"
+            awaited = [(pk, seat) for pk, c in owners.items() for seat in c.get("/api/seats/?your_turn=true").json()["results"]]
+            if not awaited:  # the opening, or the HTTP bot's turn: a worker is at it
+                time.sleep(0.05)
+                continue
+            pk, seat = awaited[0]
+            view = owners[pk].get(f"/api/matches/{match.pk}/seats/{seat['position']}/").json()
+            if view["waiting_for"] != seat["position"]:
+                continue
+            answer = owners[pk].post(f"/api/matches/{match.pk}/seats/{seat['position']}/actions/",
+                                     {"action": rng.choice(view["view"]["legal_actions"])}, format="json",
+                                     HTTP_IDEMPOTENCY_KEY=f"{match.pk}-{view['actions']}")
+            assert answer.status_code == 200, answer.json()
+        match.refresh_from_db()
+        replay = engine.load(match.record)
+        assert match.result.scores == list(replay.scores())
+        assert not match.seats.exclude(forfeit_reason="").exists()
+        hal = match.seats.get(player=players[2]).position
+        asked = MatchAction.objects.filter(match=match, seat=hal, by="bot").count()
+        deadline = time.monotonic() + 10
+        while [m["type"] for m in seen][-1:] != ["finish"]:  # told after the result, by a worker
+            assert time.monotonic() < deadline, [m["type"] for m in seen]
+            time.sleep(0.05)
+        assert [m["type"] for m in seen] == ["start"] + ["act"] * asked + ["finish"]
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -27,6 +27,7 @@ from django.db import transaction
 
 PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
 OPEN_ONLINE = "tournaments.tasks.open_online_matches"  # the task that opens online matches
+MOVE_ONLINE = "tournaments.tasks.move_online_bots"  # the task that plays an online match's external bots
 
 
 def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
@@ -90,9 +91,11 @@ def send(match_ids: Iterable[int]) -> None:
 
 def send_progress(progress) -> None:
     """Send what a change made (a rounds.Progress): its bot matches to the workers to play, its
-    online matches to be opened; once the current transaction commits."""
+    online matches to be opened, and those whose external bots are to move; once the current
+    transaction commits."""
     send(progress.to_play)
     open_online(progress.to_open)
+    move_online(progress.to_move)
 
 
 def open_online(match_ids: Iterable[int]) -> None:
@@ -101,6 +104,19 @@ def open_online(match_ids: Iterable[int]) -> None:
     ids = sorted(set(match_ids))
     if ids:
         transaction.on_commit(lambda: current_app.tasks[OPEN_ONLINE].apply_async((ids,), queue=settings.MATCH_QUEUE))
+
+
+def move_online(match_ids: Iterable[int]) -> None:
+    """Have the workers play the external bots' turns of online matches (services.online.
+    online_bots_move), one task per match, once the current transaction commits."""
+    ids = sorted(set(match_ids))
+    if ids:
+        def publish() -> None:
+            task = current_app.tasks[MOVE_ONLINE]
+            for match_id in ids:
+                task.apply_async((match_id,), queue=settings.MATCH_QUEUE)
+
+        transaction.on_commit(publish)
 
 
 def send_batches(chunks: list[list[int]]) -> None:

@@ -8,14 +8,18 @@ and nothing a seat is not entitled to see leaves the engine except through ``vie
 Each action is taken under the match's row lock, so two requests never move one match at
 once. Between online turns, the seats the service plays — built-in bots, and the fallback bot
 of a forfeited seat — move at once, in the same transaction, as bots.runner plays them (a
-failing bot forfeits its seat; forfeited seats rank last). The last action records the match
-through services.recording, like a worker's result, and the rounds that closes come back to
-the caller (rounds.Progress) to send.
+failing bot forfeits its seat; forfeited seats rank last). An external bot (subprocess or
+HTTP: its author's program) may take seconds, so it is asked in a worker, one decision at a
+time, outside any lock (:func:`online_bots_move`). The last action records the match through
+services.recording, like a worker's result, and what that sets off comes back to the caller
+(rounds.Progress) to send.
 """
 
 from __future__ import annotations
 
 import threading
+import traceback
+import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
@@ -27,7 +31,8 @@ from django.utils import timezone
 
 import bots
 import engine
-from bots.runner import ForfeitPolicy, forfeit_places
+from bots.external import BotFailure, Limits
+from bots.runner import ForfeitPolicy, forfeit_places, refused
 from tournaments import events, limits
 from tournaments.models import AuditEvent, Match, MatchAction, Result, Seat, Tournament
 
@@ -43,6 +48,9 @@ BY_FALLBACK = "fallback"  # the fallback bot of a forfeited seat
 BY_TIMEOUT = "timeout"  # the tournament's timeout bot, for a seat whose time ran out
 
 DEADLINES_PER_RUN = 500  # matches one deadlines_expire takes on (the next beat takes the rest)
+# An external bot's turn has a watchdog: if no worker has moved it this long after its time
+# limits allow (the worker died, or the queue is that far behind), the move is sent again.
+BOT_TURN_GRACE_SECONDS = 30
 
 FALLBACK_BOT = ForfeitPolicy().fallback  # the bot that plays a forfeited seat, as in bots.runner
 
@@ -72,6 +80,14 @@ class Table:
         turn)."""
         forfeited = {seat.position for seat in self.seats if seat.forfeit_reason}
         return awaited(self.state.current_player(), self.seats, forfeited)
+
+    def external_turn(self) -> int | None:
+        """The seat to act now if an external bot plays it (not forfeited): a worker asks it
+        (:func:`online_bots_move`); else None."""
+        turn = self.state.current_player()
+        if turn is None or self.seats[turn].forfeit_reason or not self.seats[turn].player.is_external_bot:
+            return None
+        return turn
 
 
 def awaited(turn: int | None, seats: list[Seat], forfeited: set[int]) -> int | None:
@@ -221,15 +237,19 @@ def _store(table: Table, by: str, seat: int, action: dict, key: str = "") -> int
     return seq
 
 
-def _advance(table: Table) -> None:
+def _advance(table: Table) -> Progress:
     """Play the service's turns (built-in bots, and fallback bots of forfeited seats) until an
-    online seat must act or the match is over; then start that seat's clock. A built-in bot
-    that fails forfeits its seat, as in bots.runner."""
+    online seat must act, an external bot must (the match returned in ``to_move``, for a
+    worker to ask it), or the match is over; then start that seat's clock. A built-in bot that
+    fails forfeits its seat, as in bots.runner."""
     state = table.state
     while (turn := state.current_player()) is not None:
         if table.waits_for() is not None:
             _await(table, turn)
-            return
+            return NOTHING
+        if table.external_turn() is not None:
+            _await_bot(table, turn)
+            return Progress(to_move=(table.match.pk,))
         seat = table.seats[turn]
         # Each decision's bot is made afresh, seeded by the match, the seat and the decision:
         # the same match always plays the same way, whichever request moves it.
@@ -248,6 +268,7 @@ def _advance(table: Table) -> None:
                 continue
         fallback = bots.create(FALLBACK_BOT, game=table.tournament.game, seed=seed)
         _record(table, BY_FALLBACK, turn, fallback.act(state.view(turn)))
+    return NOTHING
 
 
 def _await(table: Table, seat: int | None) -> None:
@@ -261,6 +282,19 @@ def _await(table: Table, seat: int | None) -> None:
         deadline = since + timedelta(seconds=seconds + bank_left(table, seat))
     else:
         since = deadline = None
+    _set_clock(table, seat, deadline, since)
+
+
+def _await_bot(table: Table, seat: int, now=None) -> None:
+    """The match now waits for a worker to ask the external bot at ``seat``. No online seat is
+    awaited; the deadline is the watchdog's: the bot's own time limits (start-up, decision, all
+    of its bank) and BOT_TURN_GRACE_SECONDS, after which deadlines_expire sends the move again."""
+    limits = Limits.of(table.seats[seat].player.bot_config.get("limits"))
+    seconds = limits.startup + limits.decision + limits.bank + BOT_TURN_GRACE_SECONDS
+    _set_clock(table, None, (now or timezone.now()) + timedelta(seconds=seconds), None)
+
+
+def _set_clock(table: Table, seat: int | None, deadline, since) -> None:
     match = table.match
     if (match.awaiting_seat, match.deadline_at, match.awaiting_since) != (seat, deadline, since):
         match.awaiting_seat, match.deadline_at, match.awaiting_since = seat, deadline, since
@@ -320,6 +354,11 @@ def deadlines_expire(*, now=None) -> Progress:
                 continue  # moved meanwhile: the new deadline is the seat's own
             turn = table.waits_for()
             if turn is None:
+                if (bot := table.external_turn()) is not None:
+                    # No worker has asked the bot in all the time its limits allow: the one
+                    # sent is lost or dead. Send it again (a late one finds the match moved).
+                    _await_bot(table, bot, now)
+                    progress += Progress(to_move=(match.pk,))
                 continue
             _charge(table, turn, now)  # its bank, if any, is spent
             policy_bot = table.tournament.timeout_bot
@@ -332,7 +371,7 @@ def deadlines_expire(*, now=None) -> Progress:
                          + (" and its bank" if table.tournament.bank_seconds else ""))
             AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, action="move_timeout",
                                       detail={"seat": turn, "policy": policy_bot or "forfeit"})
-            _advance(table)  # the next seat's clock, or the end (which stops the clock)
+            progress += _advance(table)  # the next seat's clock, or the end (which stops the clock)
             progress += _finish_if_over(table)
             _announce(table)
     return progress
@@ -346,7 +385,8 @@ def _forfeit(table: Table, position: int, reason: str, detail: str) -> None:
 
 def _finish_if_over(table: Table) -> Progress:
     """Record a match that is over, through services.recording (its result, the rounds it
-    closes, ratings, the next rounds)."""
+    closes, ratings, the next rounds); a match with HTTP bots still playing is also returned in
+    ``to_move``, for a worker to send them ``finish``."""
     state = table.state
     if not state.is_over():
         return NOTHING
@@ -361,7 +401,15 @@ def _finish_if_over(table: Table) -> Progress:
     )
     _, progress = matches_record_results(outcomes=[outcome], source=Result.Source.ENGINE)
     _await(table, None)
+    if any(_told_finish(seat) for seat in table.seats):
+        progress += Progress(to_move=(table.match.pk,))
     return progress
+
+
+def _told_finish(seat: Seat) -> bool:
+    """An external bot whose side of the match outlives a decision (HTTP), still playing at the
+    end: it is sent ``finish``."""
+    return seat.player.bot_kind == seat.player.BotKind.HTTP and not seat.forfeit_reason
 
 
 def _open(table: Table) -> Progress:
@@ -369,9 +417,9 @@ def _open(table: Table) -> Progress:
     match = table.match
     match.status, match.started_at = Match.Status.RUNNING, timezone.now()
     Match.objects.filter(pk=match.pk).update(status=match.status, started_at=match.started_at)
-    _advance(table)
+    progress = _advance(table)
     _announce(table)
-    return _finish_if_over(table)
+    return progress + _finish_if_over(table)
 
 
 def online_matches_open(*, match_ids: list[int]) -> Progress:
@@ -388,6 +436,124 @@ def online_matches_open(*, match_ids: list[int]) -> Progress:
             if table.match.status == Match.Status.PENDING:
                 progress += _open(table)
     return progress
+
+
+def online_bots_move(*, match_id: int) -> Progress:
+    """Play an online match's external bots (subprocess and HTTP: their authors' programs) for
+    as long as it is their turn, as a worker does once a request or another turn sends it here
+    (Progress.to_move); once the match is over, send its HTTP bots ``finish``.
+
+    Each decision is one question to the bot, outside any transaction (a bot may take its
+    whole time bank, and no request waits on the match's lock meanwhile), then the answer is
+    applied under the lock only if the match is still where it was asked: a second run of the
+    same task, or a watchdog's resend, finds it moved and applies nothing. The bot plays by
+    its own limits, whose time bank is kept on its seat between decisions; a bot that breaks
+    them, fails or answers an illegal action forfeits its seat, as in bots.runner, and the
+    fallback bot plays it. An HTTP bot keeps the match between requests: it has ``start`` once
+    and ``finish`` at the end, with one match id throughout. A subprocess is started for each
+    decision (``start``, then one ``act``): the match may wait for people for hours between
+    its turns, and no process is kept that long."""
+    progress = NOTHING
+    while True:
+        table = _unlocked(match_id)
+        if table is None:
+            return progress
+        if table.match.status == Match.Status.FINISHED:
+            _tell_finish(table)
+            return progress
+        turn = table.external_turn()
+        if turn is None:
+            return progress
+        asked_at = table.actions
+        action, failure, bank = _ask_bot(table, turn)
+        with transaction.atomic():
+            try:
+                table = _locked(match_id)
+            except ServiceError:
+                return progress  # over, or its tournament cancelled meanwhile
+            if table.actions != asked_at or table.external_turn() != turn:
+                return progress  # another run moved it: this answer is stale
+            seat = table.seats[turn]
+            if failure is None:
+                try:
+                    _record(table, BY_BOT, turn, action)
+                except engine.IllegalAction as exc:
+                    failure = BotFailure(*refused(action, exc))
+                except Exception:  # noqa: BLE001 - junk the engine cannot even compare
+                    failure = BotFailure(*refused(action))
+            if failure is not None:
+                _forfeit(table, turn, failure.reason, failure.detail)
+            elif seat.bank_left != bank:
+                seat.bank_left = bank
+                Seat.objects.filter(pk=seat.pk).update(bank_left=bank)
+            step = _advance(table)
+            progress += _finish_if_over(table)
+            _announce(table)
+        if not step.to_move:
+            return progress  # an online seat's turn, or the end (whose finish is in progress)
+
+
+def _unlocked(match_id: int) -> Table | None:
+    """The match as it stands, read without a lock, or None unless it is an online match
+    being played (or just finished) in a tournament not cancelled."""
+    match = Match.objects.select_related("round__tournament").filter(pk=match_id).first()
+    if (match is None or not match.round.tournament.online or match.status == Match.Status.PENDING
+            or match.round.tournament.status == Tournament.Status.CANCELLED):
+        return None
+    return table_load(match)
+
+
+def _bot_match_id(table: Table, position: int) -> str:
+    """The match's id as an external bot at ``position`` knows it: the same at each of its
+    decisions, unique to the match and the seat, and telling nothing of the deal."""
+    match = table.match
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"mazziere:online:{match.pk}:{match.started_at.isoformat()}:{position}").hex
+
+
+def _external_bot(table: Table, position: int, *, started: bool) -> bots.Bot:
+    """The external bot of the seat at ``position``, resumed where its match stands (a
+    ServiceError if it cannot be made)."""
+    seat = table.seats[position]
+    bot = player_bot(seat.player, game=table.tournament.game, seed=derive_seed(table.match.seed, "online", position))
+    bot.resume(position, match=_bot_match_id(table, position), bank=seat.bank_left, started=started)
+    return bot
+
+
+def _ask_bot(table: Table, position: int) -> tuple[object, BotFailure | None, float | None]:
+    """Ask the external bot at ``position`` for its action: (the action, None, its bank left)
+    or (None, why it failed, None)."""
+    started = MatchAction.objects.filter(match=table.match, seat=position, by=BY_BOT).exists()
+    view = table.state.view(position)
+    bot = None
+    try:
+        bot = _external_bot(table, position, started=started)
+        if not bot.started:
+            bot.start_match(position, view, players=len(table.seats), options=dict(table.state.options))
+        action = bot.act(view)
+    except BotFailure as exc:
+        return None, exc, None
+    except ServiceError as exc:
+        return None, BotFailure("exception", exc.message), None
+    except Exception:  # noqa: BLE001 - whatever the bot's transport does wrong forfeits the seat
+        return None, BotFailure("exception", traceback.format_exc()), None
+    finally:
+        if bot is not None:
+            bot.close()
+    return action, None, bot.bank_left
+
+
+def _tell_finish(table: Table) -> None:
+    """Send ``finish`` (its final view and the scores) to the match's HTTP bots still playing.
+    A notice: what a bot answers, or whether it answers, changes nothing."""
+    scores = list(table.state.scores())
+    for seat in table.seats:
+        if not _told_finish(seat):
+            continue
+        try:
+            bot = _external_bot(table, seat.position, started=True)
+            bot.finish_match(seat.position, table.state.view(seat.position), scores=scores)
+        except Exception:  # noqa: BLE001 - the result is settled; a failing goodbye changes nothing
+            pass
 
 
 def seat_act(*, match_id: int, position: int, action: object, idempotency_key: str = "",
@@ -427,6 +593,9 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
         if seat.forfeit_reason:
             raise ServiceError(f"seat {position} was forfeited ({seat.forfeit_reason}): the fallback bot plays it",
                                "position", code="conflict")
+        if not seat.player.plays_online:
+            raise ServiceError(f"seat {position} is played by its bot, {seat.player.name}, not through the API",
+                               "position", code="conflict")
         turn = table.state.current_player()
         if turn != position:
             raise ServiceError(f"it is seat {turn}'s turn, not seat {position}'s", "position", code="conflict")
@@ -435,9 +604,9 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
         except engine.IllegalAction as exc:
             raise ServiceError(str(exc), "action", code="illegal") from None
         _charge(table, position, now)
-        _advance(table)
+        progress = _advance(table)
         _announce(table)
-        return Acted(seq=seq, action=action, repeated=False, progress=_finish_if_over(table))
+        return Acted(seq=seq, action=action, repeated=False, progress=progress + _finish_if_over(table))
 
 
 def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Progress:
@@ -459,8 +628,9 @@ def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Pr
         _announce(table)
         if match.status == Match.Status.PENDING:
             return NOTHING  # the fallback bot plays the seat from the match's opening
-        _advance(table)
-        return _finish_if_over(table)
+        if table.state.current_player() != position:
+            return NOTHING  # the fallback plays the seat from its next turn; the seat awaited keeps its clock
+        return _advance(table) + _finish_if_over(table)
 
 
 def seat_view(*, match: Match, position: int) -> dict:
@@ -475,7 +645,8 @@ def seat_view(*, match: Match, position: int) -> dict:
         "match": match.pk, "position": position, "player": seat.player.name, "status": match.status,
         "turn": table.state.current_player(), "waiting_for": table.waits_for(),
         "forfeited": bool(seat.forfeit_reason), "deadline_at": match.deadline_at,
-        "bank_left": bank_left(table, position) if table.tournament.bank_seconds else None, "actions": table.actions,
+        "bank_left": bank_left(table, position) if table.tournament.bank_seconds and seat.player.plays_online else None,
+        "actions": table.actions,
         "view": table.state.view(position),
     }
 

@@ -99,7 +99,10 @@ def _play_batch(match_ids: list[int], owner: str, on_played: OnPlayed, should_st
             recorded, progress = matches_record_results(outcomes=played, source=Result.Source.ENGINE)
             if play_all:
                 opened.extend(progress.to_play)
-                online_matches_open(match_ids=list(progress.to_open))
+                # Online matches wait for people: opened here, their external bots sent on.
+                more = online_matches_open(match_ids=list(progress.to_open))
+                opened.extend(more.to_play)
+                dispatch.move_online(more.to_move)
             else:
                 split = dispatch.split(progress.to_play, pace=play_seconds / play_count, keep=True)
                 dispatch.send_batches(split.rest)

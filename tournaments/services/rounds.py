@@ -33,20 +33,25 @@ class Progress:
     (dispatch.split) or to play itself; people's matches are told to them, never sent.
     ``finished``: the tournaments it finished (a league division closes its season then).
     ``to_open``: the online matches it made (people or remote bots at them, in an online
-    tournament), for the caller to open (services.online: dispatch.send_progress)."""
+    tournament), for the caller to open (services.online: dispatch.send_progress).
+    ``to_move``: online matches where an external bot (subprocess or HTTP) is to act, or has
+    to be told the match is over, for the caller to send to the workers (services.online.
+    online_bots_move)."""
 
     closed: tuple[Round, ...] = ()
     made: tuple[Round, ...] = ()
     to_play: tuple[int, ...] = ()
     finished: tuple[Tournament, ...] = ()
     to_open: tuple[int, ...] = ()
+    to_move: tuple[int, ...] = ()
 
     def __add__(self, other: Progress) -> Progress:
         return Progress(self.closed + other.closed, self.made + other.made, self.to_play + other.to_play,
-                        self.finished + other.finished, self.to_open + other.to_open)
+                        self.finished + other.finished, self.to_open + other.to_open,
+                        self.to_move + other.to_move)
 
     def __bool__(self) -> bool:
-        return bool(self.closed or self.made or self.to_play or self.finished or self.to_open)
+        return bool(self.closed or self.made or self.to_play or self.finished or self.to_open or self.to_move)
 
 
 NOTHING = Progress()

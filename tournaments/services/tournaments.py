@@ -202,18 +202,13 @@ def tournament_create(
 def _can_play(player: Player, tournament: Tournament) -> None:
     """An active player, and for a built-in bot one that plays the game with its options
     (a bot registered for one game's budget may be beyond another's: tournaments.limits). A
-    remote bot plays through the API, so only in an online tournament; an online tournament's
-    other bots answer between online turns in the request that moves the match, so only
-    built-in ones (docs/online.md)."""
+    remote bot plays through the API, so only in an online tournament (docs/online.md)."""
     game = tournament.game
     if not player.active:
         raise ServiceError(f"{player.name} is not active", "player")
     if player.bot_kind == Player.BotKind.REMOTE and not tournament.online:
         raise ServiceError(f"{player.name} is a remote bot: it plays through the API, so only in online tournaments",
                            "player")
-    if tournament.online and player.bot_kind in (Player.BotKind.SUBPROCESS, Player.BotKind.HTTP):
-        raise ServiceError(f"{player.name} is a {player.bot_kind} bot: an online tournament seats people, remote "
-                           "bots and built-in bots", "player")
     if player.kind == Player.Kind.BOT and player.bot_kind == Player.BotKind.BUILTIN:
         problem = builtin_problem(player.bot_config, game)  # the bot plays the game, its options fit
         if problem is not None:
