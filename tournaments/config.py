@@ -119,3 +119,17 @@ def events_redis_url(env: Mapping[str, str]) -> str:
         return env["EVENTS_REDIS_URL"]
     broker = env.get("CELERY_BROKER_URL", "")
     return broker if broker.startswith(("redis://", "rediss://")) else ""
+
+
+def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
+    """Django's CACHES: Redis at CACHE_URL (a redis:// or rediss:// URL), which every process
+    shares, so that the API's throttles count all of a caller's requests together; without it,
+    each process's own memory (the embedded default: one process). Not the broker's database by
+    default: clearing the cache (FLUSHDB) must never drop queued tasks."""
+    url = env.get("CACHE_URL", "")
+    if url:
+        if not url.startswith(("redis://", "rediss://")):
+            raise ValueError(f"CACHE_URL must be a redis:// or rediss:// URL, not {url!r}")
+        return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+                            "KEY_PREFIX": "mazziere"}}
+    return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mazziere"}}

@@ -4,7 +4,15 @@ see tournaments/config.py and the README's "Configuration" table."""
 import os
 from pathlib import Path
 
-from tournaments.config import celery_config, database_config, env_bool, env_list, events_redis_url, secret_key
+from tournaments.config import (
+    cache_config,
+    celery_config,
+    database_config,
+    env_bool,
+    env_list,
+    events_redis_url,
+    secret_key,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -108,8 +116,23 @@ REST_FRAMEWORK = {
         "tournaments.api.auth.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_THROTTLE_RATES": {"tokens": os.environ.get("API_TOKENS_RATE", "30/minute")},
+    # How often a caller may call (tournaments/api/throttles.py, docs/api.md "Limits"); counted
+    # in the cache: set CACHE_URL where several processes serve the API.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "tournaments.api.throttles.AnonymousThrottle",
+        "tournaments.api.throttles.AccountThrottle",
+        "tournaments.api.throttles.TokenThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("API_ANON_RATE", "600/minute"),
+        "user": os.environ.get("API_USER_RATE", "3600/minute"),
+        "token": os.environ.get("API_TOKEN_RATE", "1200/minute"),
+        "bot_token": os.environ.get("API_BOT_TOKEN_RATE", "3600/minute"),
+        "tokens": os.environ.get("API_TOKENS_RATE", "30/minute"),
+    },
 }
+
+CACHES = cache_config(os.environ)
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Mazziere API",

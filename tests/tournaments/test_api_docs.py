@@ -100,6 +100,7 @@ def test_every_operation_lists_the_errors_it_can_send(openapi):
         params = operation.get("parameters", [])
         where = f"{method} {path}"
         assert "401" in codes, where
+        assert "429" in codes and "Retry-After" in operation["responses"]["429"]["headers"], where  # every caller has a budget
         assert ("404" in codes) == any(p["in"] == "path" for p in params), where
         assert ("413" in codes) == has_body and ("415" in codes) == has_body, where
         if has_body or method != "GET" or any(p["in"] == "query" for p in params):
@@ -113,8 +114,6 @@ def test_every_operation_lists_the_errors_it_can_send(openapi):
         # The successful answers are the views' own.
         assert any(code < "300" for code in codes), where
     assert "409" in openapi["paths"]["/api/matches/{id}/replay/"]["get"]["responses"]
-    assert "429" in openapi["paths"]["/api/tokens/"]["post"]["responses"]
-    assert "429" not in openapi["paths"]["/api/players/"]["post"]["responses"]
     unauthorized = openapi["paths"]["/api/players/"]["get"]["responses"]["401"]
     assert "WWW-Authenticate" in unauthorized["headers"]
 

@@ -5,6 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from tournaments.config import (
     DEV_SECRET_KEY,
+    cache_config,
     celery_config,
     database_config,
     env_bool,
@@ -119,3 +120,13 @@ def test_allowed_hosts_is_a_comma_separated_list():
         "localhost",
     ]
     assert env_list({}, "ALLOWED_HOSTS") == []
+
+
+def test_the_cache_is_redis_at_cache_url_else_each_process_memory():
+    assert cache_config({})["default"]["BACKEND"].endswith("LocMemCache")
+    # Not the broker's by default: clearing the cache must never flush queued tasks.
+    assert cache_config({"CELERY_BROKER_URL": "redis://r:6379/0"})["default"]["BACKEND"].endswith("LocMemCache")
+    shared = cache_config({"CACHE_URL": "redis://r:6379/1"})["default"]
+    assert shared["BACKEND"].endswith("RedisCache") and shared["LOCATION"] == "redis://r:6379/1"
+    with pytest.raises(ValueError, match="CACHE_URL"):
+        cache_config({"CACHE_URL": "memcached://m:11211"})

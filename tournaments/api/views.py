@@ -14,7 +14,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.settings import api_settings
 
 from tournaments import feeds, permissions as rules, selectors
 from tournaments.formats import FORMATS
@@ -25,6 +25,7 @@ from tournaments.services import (
 
 from . import auth, serializers as s, streams
 from .schema import api_errors
+from .throttles import TokensEndpointThrottle
 
 STREAM = {"renderer_classes": [JSONRenderer], "content_negotiation_class": streams.JsonAnswers}
 STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiResponse(
@@ -539,7 +540,7 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     serializer_class = s.TokenSerializer
     authentication_classes = [authentication.BasicAuthentication, authentication.SessionAuthentication]
     permission_classes = [drf_permissions.IsAuthenticated]
-    throttle_classes = [ScopedRateThrottle]
+    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, TokensEndpointThrottle]
     throttle_scope = "tokens"
 
     queryset = ApiToken.objects.none()  # for the schema; each caller sees their own

@@ -1,0 +1,98 @@
+"""How often a caller may call the API (docs/api.md, "Limits"): per IP when anonymous, per
+account whatever it calls with, per token (a bot's token has a bot's budget); 429 with
+Retry-After beyond."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from tournaments.services.players import player_create
+from tournaments.services.tokens import token_create
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]  # leg 2: counted in Redis (CACHE_URL)
+
+
+@pytest.fixture
+def rates(settings):
+    def set_rates(**rates):
+        settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], **rates}}
+
+    return set_rates
+
+
+def bearer(secret: str, address: str = "127.0.0.1") -> APIClient:
+    client = APIClient(REMOTE_ADDR=address)
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    return client
+
+
+def calls(client: APIClient, n: int, path: str = "/api/players/") -> list[int]:
+    return [client.get(path).status_code for _ in range(n)]
+
+
+def assert_throttled(answer) -> None:
+    assert answer.status_code == 429
+    assert answer["Content-Type"] == "application/json"
+    assert int(answer["Retry-After"]) >= 1  # whole seconds to wait
+    assert "throttled" in answer.json()["detail"].lower()
+
+
+def test_an_anonymous_caller_has_a_budget_per_ip_address(rates):
+    rates(anon="3/minute")
+    here, there = APIClient(REMOTE_ADDR="203.0.113.5"), APIClient(REMOTE_ADDR="203.0.113.6")
+    assert calls(here, 3) == [200] * 3
+    assert_throttled(here.get("/api/tournaments/"))  # every endpoint counts against one budget
+    assert calls(there, 3) == [200] * 3  # another address has its own
+
+
+def test_a_token_has_its_own_budget_and_the_account_one_over_all_its_tokens(rates):
+    rates(token="2/minute", user="3/minute", anon="1/minute")
+    ada = get_user_model().objects.create_user("ada")
+    first = bearer(token_create(user=ada, name="one", scopes=["read"])[1])
+    second = bearer(token_create(user=ada, name="two", scopes=["read"])[1])
+    assert calls(first, 2) == [200, 200]
+    assert calls(second, 1) == [200]  # another token has its own budget...
+    assert_throttled(second.get("/api/players/"))  # ...but the account's 3 are spent: more tokens, no more room
+    assert_throttled(first.get("/api/players/"))
+    # Signed-in callers are not counted as anonymous ones (1/minute here).
+    ben = get_user_model().objects.create_user("ben")
+    assert calls(bearer(token_create(user=ben, name="b", scopes=["read"])[1]), 2) == [200, 200]
+
+
+def test_a_session_counts_against_its_accounts_budget(rates):
+    rates(user="2/minute")
+    ada = get_user_model().objects.create_user("ada")
+    browser = APIClient()
+    browser.force_login(ada)
+    assert calls(browser, 2) == [200, 200]
+    assert_throttled(browser.get("/api/players/"))
+
+
+def test_a_token_over_its_own_budget_is_refused_while_its_account_has_room(rates):
+    rates(token="2/minute", user="100/minute")
+    ada = get_user_model().objects.create_user("ada")
+    assert calls(bearer(token_create(user=ada, name="one", scopes=["read"])[1]), 3) == [200, 200, 429]
+    assert calls(bearer(token_create(user=ada, name="two", scopes=["read"])[1]), 2) == [200, 200]
+
+
+def test_a_bots_token_has_the_larger_budget_of_a_playing_bot(rates):
+    rates(token="2/minute", bot_token="5/minute", user="100/minute")
+    bob = get_user_model().objects.create_user("bob")
+    bot = player_create(name="bob-bot", kind="bot", bot_kind="remote", owner=bob)
+    plain = bearer(token_create(user=bob, name="desk", scopes=["read"])[1])
+    playing = bearer(token_create(user=bob, name="bot", scopes=["read", "play"], bot=bot)[1])
+    assert calls(plain, 3) == [200, 200, 429]
+    assert calls(playing, 6) == [200] * 5 + [429]
+
+
+def test_the_tokens_endpoint_keeps_its_tighter_budget(rates):
+    rates(tokens="2/minute")
+    ada = get_user_model().objects.create_user("ada", password="pw")
+    browser = APIClient()
+    browser.force_login(ada)
+    made = [browser.post("/api/tokens/", {"name": f"t{i}", "scopes": ["read"]}, format="json").status_code
+            for i in range(3)]
+    assert made == [201, 201, 429]
