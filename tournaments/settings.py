@@ -48,6 +48,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # ETag on every GET answered 200 (a hash of the body), 304 to If-None-Match that matches
+    # (docs/api.md, "Caching"); never on event streams.
+    "django.middleware.http.ConditionalGetMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # /api/ only: JSON 413 for a body over API_MAX_BODY_BYTES, JSON 500 for a view's exception.
     "tournaments.api.middleware.ApiErrorsMiddleware",
