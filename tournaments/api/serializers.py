@@ -89,6 +89,10 @@ class LadderSerializer(serializers.ModelSerializer):
         validators = []  # a slug's next version is the service's to number
 
 
+class LadderNameSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=120)
+
+
 class TournamentSerializer(serializers.ModelSerializer):
     ladder = serializers.PrimaryKeyRelatedField(queryset=RatingLadder.objects.all(), required=False, allow_null=True)
     entrants = serializers.IntegerField(source="entries.count", read_only=True)

@@ -150,6 +150,15 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
             owner=self.request.user,
         )
 
+    @extend_schema(request=s.LadderNameSerializer, responses=s.LadderSerializer)
+    def partial_update(self, request, pk=None):
+        """Rename a ladder: its organisers. Nothing else of a ladder changes (a new configuration
+        is a new version: POST)."""
+        ladder = self.get_object()
+        require(rules.organises(self.caller, ladder), "only the ladder's organisers rename it")
+        data = self.valid(s.LadderNameSerializer)
+        return Response(self.get_serializer(ladders.ladder_rename(ladder=ladder, name=data["name"])).data)
+
     @extend_schema(responses=s.LeaderboardSerializer(many=True), filters=False)
     @action(detail=True)
     def leaderboard(self, request, pk=None):
@@ -195,6 +204,29 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         data = dict(serializer.validated_data)
         _ladder_allowed(self.caller, data.get("ladder"))
         serializer.instance = tournaments.tournament_create(actor=self.request.user, owner=self.request.user, **data)
+
+    @api_errors(409)
+    @extend_schema(request=s.TournamentSerializer, responses=s.TournamentSerializer)
+    def partial_update(self, request, pk=None):
+        """Change a tournament before it starts (any setting it was created with, checked as at
+        creation): its organisers. 409 once started."""
+        tournament = self._organised()
+        serializer = self.get_serializer(tournament, data=request.data, partial=True)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        if data.get("ladder") is not None:
+            _ladder_allowed(self.caller, data["ladder"])
+        tournament = tournaments.tournament_update(tournament=tournament, actor=request.user, **data)
+        return Response(self.get_serializer(self.get_queryset().get(pk=tournament.pk)).data)
+
+    @api_errors(409)
+    @extend_schema(responses={204: None})
+    def destroy(self, request, pk=None):
+        """Delete a tournament that has not started: its owner. 409 once started (cancel it)."""
+        tournament = self.get_object()
+        require(rules.owns(self.caller, tournament), "only the tournament's owner deletes it")
+        tournaments.tournament_delete(tournament=tournament, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
     @api_errors(409)
     @extend_schema(request=None, responses=s.TournamentSerializer)

@@ -11,7 +11,7 @@ from django.db.models import Min
 from django.utils import timezone
 
 import engine
-from tournaments import ratings
+from tournaments import limits, ratings
 from tournaments.models import Match, Rating, RatingChange, RatingLadder, Round, Seat
 
 from .bulk import bulk_set
@@ -51,6 +51,18 @@ def ladder_create(
     )
     if latest is not None:
         ladder.organisers.set(latest.organisers.all())
+    return ladder
+
+
+def ladder_rename(*, ladder: RatingLadder, name: str) -> RatingLadder:
+    """Give a ladder a new name: the one thing of a ladder that changes (its slug, game, system
+    and configuration are what its ratings rest on: a new configuration is a new version)."""
+    limits.check_text(name, "name", RatingLadder._meta.get_field("name").max_length)
+    name = name.strip()
+    if not name:
+        raise ServiceError("a ladder's name is not empty", "name")
+    RatingLadder.objects.filter(pk=ladder.pk).update(name=name)
+    ladder.name = name
     return ladder
 
 

@@ -108,6 +108,41 @@ def _check_scoring(points_by_place: Any, tiebreaks: Any, table_size: int) -> tup
     return points_by_place, tiebreaks
 
 
+def _check_settings(*, game, table_size, options, format, format_config, duplicate, points_by_place, tiebreaks,
+                    seed, ladder, starts_at, round_interval, online, move_seconds, bank_seconds,
+                    timeout_bot) -> tuple[dict, list, list]:
+    """Every rule a tournament's settings follow, at creation and at each change before the
+    start. Returns the game's options resolved, the points by place and the tie-breaks."""
+    resolved = check_game(game, table_size, options or {})
+    points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
+    check_format(format, format_config or {}, table_size, duplicate, points_by_place)
+    if move_seconds is not None:
+        limits.check_int(move_seconds, "move_seconds", limits.MOVE_SECONDS_MIN, limits.MOVE_SECONDS_MAX)
+    if bank_seconds is not None:
+        limits.check_int(bank_seconds, "bank_seconds", 1, limits.BANK_SECONDS_MAX)
+        if move_seconds is None:
+            raise ServiceError("bank_seconds is a reserve beyond each move's move_seconds: set move_seconds too",
+                               "bank_seconds")
+    if (move_seconds is not None or timeout_bot) and not online:
+        raise ServiceError("move_seconds and timeout_bot are online play's clock: set online too", "online")
+    if timeout_bot:
+        problem = builtin_problem({"bot": timeout_bot}, game)
+        if problem:
+            raise ServiceError(problem, "timeout_bot")
+    if online and duplicate:
+        # A duplicate round seats each group at every rotation of one deal: a person seeing
+        # their hand at one table would know a hand they face at the next.
+        raise ServiceError("duplicate play is for bots: online seats would see one deal at several tables",
+                           "duplicate")
+    if seed is not None:
+        limits.check_seed(seed)
+    limits.check_round_interval(round_interval)
+    limits.check_starts_at(starts_at, timezone.now())
+    if ladder is not None and ladder.game != game:
+        raise ServiceError(f"ladder {ladder.slug} rates {ladder.game}, not {game}", "ladder")
+    return resolved, points_by_place, tiebreaks
+
+
 @transaction.atomic
 def tournament_create(
     *,
@@ -137,33 +172,11 @@ def tournament_create(
     is checked now, so a tournament that starts can always be played. Without a ``seed`` one
     is drawn that nobody knows; with one, ``seed_chosen`` says so (its chooser knows every
     deal)."""
-    resolved = check_game(game, table_size, options or {})
-    points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
-    check_format(format, format_config or {}, table_size, duplicate, points_by_place)
-    if move_seconds is not None:
-        limits.check_int(move_seconds, "move_seconds", limits.MOVE_SECONDS_MIN, limits.MOVE_SECONDS_MAX)
-    if bank_seconds is not None:
-        limits.check_int(bank_seconds, "bank_seconds", 1, limits.BANK_SECONDS_MAX)
-        if move_seconds is None:
-            raise ServiceError("bank_seconds is a reserve beyond each move's move_seconds: set move_seconds too",
-                               "bank_seconds")
-    if (move_seconds is not None or timeout_bot) and not online:
-        raise ServiceError("move_seconds and timeout_bot are online play's clock: set online too", "online")
-    if timeout_bot:
-        problem = builtin_problem({"bot": timeout_bot}, game)
-        if problem:
-            raise ServiceError(problem, "timeout_bot")
-    if online and duplicate:
-        # A duplicate round seats each group at every rotation of one deal: a person seeing
-        # their hand at one table would know a hand they face at the next.
-        raise ServiceError("duplicate play is for bots: online seats would see one deal at several tables",
-                           "duplicate")
-    if seed is not None:
-        limits.check_seed(seed)
-    limits.check_round_interval(round_interval)
-    limits.check_starts_at(starts_at, timezone.now())
-    if ladder is not None and ladder.game != game:
-        raise ServiceError(f"ladder {ladder.slug} rates {ladder.game}, not {game}", "ladder")
+    resolved, points_by_place, tiebreaks = _check_settings(
+        game=game, table_size=table_size, options=options, format=format, format_config=format_config,
+        duplicate=duplicate, points_by_place=points_by_place, tiebreaks=tiebreaks, seed=seed, ladder=ladder,
+        starts_at=starts_at, round_interval=round_interval, online=online, move_seconds=move_seconds,
+        bank_seconds=bank_seconds, timeout_bot=timeout_bot)
     if Tournament.objects.filter(slug=slug).exists():
         raise ServiceError(f"a tournament with slug {slug!r} already exists", "slug", code="unique")
     seed_chosen = seed is not None
@@ -313,6 +326,74 @@ def tournament_start(*, tournament: Tournament, actor=None) -> tuple[Tournament,
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="started", detail={"entrants": len(entrants)})
     return tournament, round_create_next(tournament=tournament, start=True)
+
+
+# What a change before the start may set: every setting given at creation.
+EDITABLE = ("name", "slug", "game", "table_size", "format", "options", "format_config", "duplicate",
+            "points_by_place", "tiebreaks", "seed", "ladder", "starts_at", "round_interval", "open_entry", "online",
+            "move_seconds", "bank_seconds", "timeout_bot")
+
+
+@transaction.atomic
+def tournament_update(*, tournament: Tournament, actor=None, **changes) -> Tournament:
+    """Change a tournament before it starts: any setting it was created with, checked as at
+    creation, and its entrants must all still be able to play it. A new game starts from its
+    default options, a new format from its default settings and a new table size from its
+    default points, unless they are given; a
+    seed given is chosen (``seed_chosen``), a null seed draws a new secret one. Refused
+    (conflict) once started, and for a league's division (its league sets it)."""
+    unknown = sorted(set(changes) - set(EDITABLE))
+    if unknown:
+        raise ServiceError(f"{', '.join(unknown)} cannot be changed", unknown[0])
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+        raise ServiceError(f"the tournament is {tournament.status}: it changes only before it starts", "status",
+                           code="conflict")
+    if tournament.season_id is not None:
+        raise ServiceError("a league's division is set by its league", "season", code="conflict")
+    fields = {name: getattr(tournament, name) for name in EDITABLE}
+    if "game" in changes and changes["game"] != tournament.game:
+        fields["options"] = {}
+    if "format" in changes and changes["format"] != tournament.format:
+        fields["format_config"] = {}
+    if "table_size" in changes and changes["table_size"] != tournament.table_size:
+        fields["points_by_place"] = None
+    fields.update(changes)
+    if "slug" in changes and Tournament.objects.filter(slug=fields["slug"]).exclude(pk=tournament.pk).exists():
+        raise ServiceError(f"a tournament with slug {fields['slug']!r} already exists", "slug", code="unique")
+    check = {name: fields[name] for name in EDITABLE if name not in ("name", "slug", "open_entry")}
+    check["starts_at"] = changes.get("starts_at")  # a start already past is refused only when set now
+    fields["options"], fields["points_by_place"], fields["tiebreaks"] = _check_settings(**check)
+    if "seed" in changes:
+        tournament.seed_chosen = fields["seed"] is not None
+        if fields["seed"] is None:
+            fields["seed"] = secrets.randbits(63)
+    changed = sorted(name for name in EDITABLE if fields[name] != getattr(tournament, name))
+    for name in changed:
+        setattr(tournament, name, fields[name])
+    for entry in tournament.entries.filter(withdrawn_at__isnull=True, disqualified="").select_related("player"):
+        try:
+            _can_play(entry.player, tournament)
+        except ServiceError as exc:
+            raise ServiceError(f"{exc.message} (withdraw it first)", changed[0] if changed else "entries") from None
+    tournament.save(update_fields=[*changed, "seed_chosen"])
+    AuditEvent.objects.create(tournament=tournament, actor=actor, action="updated",
+                              detail={"fields": [name for name in changed if name != "seed"]})
+    return tournament
+
+
+@transaction.atomic
+def tournament_delete(*, tournament: Tournament, actor=None) -> None:
+    """Delete a tournament that has not started, with its entries and its audit. Refused
+    (conflict) once started: its matches and results are history, and ratings may rest on
+    them (cancel it instead); and for a league's division."""
+    tournament = Tournament.objects.select_for_update().get(pk=tournament.pk)
+    if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
+        raise ServiceError(f"the tournament is {tournament.status}: only one not yet started is deleted "
+                           "(cancel it instead)", "status", code="conflict")
+    if tournament.season_id is not None:
+        raise ServiceError("a league's division is set by its league", "season", code="conflict")
+    tournament.delete()
 
 
 @transaction.atomic
