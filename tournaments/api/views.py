@@ -18,18 +18,28 @@ from rest_framework.settings import api_settings
 
 from tournaments import feeds, permissions as rules, selectors
 from tournaments.formats import FORMATS
-from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Seat, Tournament
+from tournaments.models import (
+    ApiToken, Entry, League, Match, Player, RatingChange, RatingLadder, ResultSubmission, Seat, Tournament,
+)
 from tournaments.services import (
     ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
 )
 
-from . import auth, serializers as s, streams
+from . import auth, exports, serializers as s, streams
 from .schema import api_errors
 from .throttles import TokensEndpointThrottle
 
 STREAM = {"renderer_classes": [JSONRenderer], "content_negotiation_class": streams.JsonAnswers}
 STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiResponse(
     OpenApiTypes.STR, description="server-sent events, each `id`, `event` and one line of JSON `data` (docs/online.md)")}
+EXPORT_RESPONSE = {
+    (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR, description="one JSON object a line"),
+    (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="a header line, then one row a line"),
+}
+EXPORT_PARAMETERS = [OpenApiParameter("as", str, enum=list(exports.KINDS), required=False,
+                                      description="ndjson (the default) or csv")]
+MATCH_COLUMNS = ["match", "tournament", "round", "table", "status", "started_at", "finished_at", "position", "player",
+                 "player_name", "score", "place", "forfeit_reason"]
 STREAM_PARAMETERS = [
     OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER, required=False,
                      description="the id of the last event you have: the stream resumes after it"),
@@ -159,6 +169,19 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         data = self.valid(s.LadderNameSerializer)
         return Response(self.get_serializer(ladders.ladder_rename(ladder=ladder, name=data["name"])).data)
 
+    @extend_schema(responses=EXPORT_RESPONSE, parameters=EXPORT_PARAMETERS, filters=False)
+    @action(detail=True, **STREAM)
+    def export(self, request, pk=None):
+        """The ladder's ledger, every rating change in the order applied, streamed as ndjson or
+        CSV (the rows of ``history/``, for every player)."""
+        ladder = self.get_object()
+        kind = exports.kind_param(request)
+        changes = RatingChange.objects.filter(ladder=ladder).select_related("match__round")
+        fetch = exports.pages_of(changes, lambda page: s.RatingChangeSerializer(page, many=True).data)
+        columns = list(s.RatingChangeSerializer.Meta.fields)
+        return exports.export_response(request, fetch, kind=kind, columns=columns, rows_of=lambda change: [change],
+                                       filename=f"{ladder.slug}-v{ladder.version}-ledger")
+
     @extend_schema(responses=s.LeaderboardSerializer(many=True), filters=False)
     @action(detail=True)
     def leaderboard(self, request, pk=None):
@@ -175,6 +198,14 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
 def _ladder_allowed(caller: rules.Caller, ladder: RatingLadder | None) -> None:
     require(ladder is None or rules.may_use_ladder(caller, ladder),
             "only the ladder's organisers attach events to it")
+
+
+def _match_rows(match: dict) -> list[dict]:
+    """A match as CSV rows: one a seat."""
+    head = {"match": match["id"], **{k: match[k] for k in ("tournament", "round", "table", "status", "started_at",
+                                                            "finished_at")}}
+    return [{**head, **{k: seat[k] for k in ("position", "player", "player_name", "score", "place", "forfeit_reason")}}
+            for seat in match["seats"]]
 
 
 class TournamentFilter(django_filters.FilterSet):
@@ -247,6 +278,20 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     @action(detail=True)
     def standings(self, request, pk=None):
         return self.paginated(selectors.tournament_standings(self.get_object()), s.StandingSerializer)
+
+    @extend_schema(responses=EXPORT_RESPONSE, parameters=EXPORT_PARAMETERS, filters=False)
+    @action(detail=True, **STREAM)
+    def export(self, request, pk=None):
+        """The tournament's matches, streamed as ndjson (each as ``GET /api/matches/{id}/``
+        shows it) or CSV (a row per seat)."""
+        tournament = self.get_object()
+        kind = exports.kind_param(request)
+        matches = Match.objects.filter(round__tournament=tournament).select_related("round__tournament") \
+            .prefetch_related("seats__player")
+        context = self.get_serializer_context()
+        fetch = exports.pages_of(matches, lambda page: s.MatchSerializer(page, many=True, context=context).data)
+        return exports.export_response(request, fetch, kind=kind, columns=MATCH_COLUMNS, rows_of=_match_rows,
+                                       filename=f"{tournament.slug}-matches")
 
     @extend_schema(responses=s.RoundSerializer(many=True), filters=False)
     @action(detail=True)
