@@ -108,3 +108,14 @@ def test_under_asgi_the_export_is_read_page_by_page_on_the_event_loop(monkeypatc
     chunks = asyncio.run(scenario())
     assert len(b"".join(chunks).decode().splitlines()) == count > 1
     assert len(chunks) == count  # a chunk a page, sent as read
+
+
+def test_a_replay_is_versioned_and_its_record_plays_the_match_again(played):
+    import engine
+
+    match = Match.objects.filter(round__tournament=played).order_by("pk").first()
+    replay = APIClient().get(f"/api/matches/{match.pk}/replay/").json()
+    assert replay["format"] == 1 and replay["match"] == match.pk
+    again = engine.load(replay["record"])
+    assert again.is_over() and list(again.scores()) == [s.score for s in match.seats.order_by("position")]
+    assert json.loads(json.dumps(again.log)) == replay["log"]

@@ -201,7 +201,11 @@ class RoundSerializer(serializers.ModelSerializer):
         fields = ["id", "number", "status", "notes", "byes", "created_at", "finished_at", "matches"]
 
 
+REPLAY_FORMAT = 1  # docs/api.md, "Replays": raised when a field changes meaning or goes away
+
+
 class ReplaySerializer(serializers.Serializer):
+    format = serializers.IntegerField(help_text="the replay format's version (docs/api.md, \"Replays\")")
     match = serializers.IntegerField()
     record = serializers.JSONField(allow_null=True, help_text="engine to_json(): inputs and actions; null when reported")
     log = serializers.ListField(child=serializers.DictField(), allow_null=True,

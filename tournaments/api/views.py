@@ -367,8 +367,9 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         if not ok:
             return Response({"detail": why}, status=status.HTTP_409_CONFLICT)
         if match.record is None:  # reported by people: no engine record to replay
-            return Response({"match": match.pk, "record": None, "log": None})
-        return Response({"match": match.pk, "record": match.record, "log": selectors.match_log(match)})
+            return Response({"format": s.REPLAY_FORMAT, "match": match.pk, "record": None, "log": None})
+        return Response({"format": s.REPLAY_FORMAT, "match": match.pk, "record": match.record,
+                         "log": selectors.match_log(match)})
 
     @api_errors(409)
     @extend_schema(request=None, responses=s.MatchSerializer)
