@@ -132,6 +132,8 @@ REST_FRAMEWORK = {
         "token": os.environ.get("API_TOKEN_RATE", "1200/minute"),
         "bot_token": os.environ.get("API_BOT_TOKEN_RATE", "3600/minute"),
         "tokens": os.environ.get("API_TOKENS_RATE", "30/minute"),
+        "accounts": os.environ.get("API_ACCOUNTS_RATE", "20/hour"),
+        "sign_in": os.environ.get("API_SIGN_IN_RATE", "10/minute"),
     },
 }
 

@@ -74,9 +74,9 @@ class TokenThrottle(_Budget):
         return self.cache_format % {"scope": self.scope, "ident": request.auth.pk}
 
 
-class TokensEndpointThrottle(ScopedRateThrottle):
-    """The tokens endpoint's own, tighter budget (``API_TOKENS_RATE``), per account, read when a
-    request comes."""
+class ScopeThrottle(ScopedRateThrottle):
+    """A view's own budget (its ``throttle_scope``: ``tokens``, ``accounts``, ``sign_in``), per account or,
+    anonymous, per address, its rate read when a request comes."""
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)

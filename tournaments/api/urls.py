@@ -1,6 +1,7 @@
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import views
+from . import accounts, views
 
 router = DefaultRouter()
 router.register("players", views.PlayerViewSet)
@@ -13,4 +14,8 @@ router.register("leagues", views.LeagueViewSet)
 router.register("tokens", views.TokenViewSet, basename="token")
 router.register("seats", views.OnlineSeatViewSet, basename="seat")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("accounts/", accounts.AccountsView.as_view(), name="accounts"),
+    path("session/", accounts.SessionView.as_view(), name="session"),
+    *router.urls,
+]

@@ -27,7 +27,7 @@ from tournaments.services import (
 
 from . import auth, exports, serializers as s, streams
 from .schema import api_errors
-from .throttles import TokensEndpointThrottle
+from .throttles import ScopeThrottle
 
 STREAM = {"renderer_classes": [JSONRenderer], "content_negotiation_class": streams.JsonAnswers}
 STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiResponse(
@@ -618,7 +618,7 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     serializer_class = s.TokenSerializer
     authentication_classes = [authentication.BasicAuthentication, authentication.SessionAuthentication]
     permission_classes = [drf_permissions.IsAuthenticated]
-    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, TokensEndpointThrottle]
+    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopeThrottle]
     throttle_scope = "tokens"
 
     queryset = ApiToken.objects.none()  # for the schema; each caller sees their own
