@@ -91,3 +91,24 @@ admin.site.register(models.Season)
 admin.site.register(models.Round)
 admin.site.register(models.ResultSubmission)
 admin.site.register(models.AuditEvent)
+
+
+@admin.register(models.Webhook)
+class WebhookAdmin(admin.ModelAdmin):
+    """Webhooks can be looked at, paused and deleted here; they are made through the API."""
+
+    list_display = ["url", "owner", "tournament", "league", "events", "active", "created_at"]
+    list_filter = ["active"]
+    search_fields = ["url", "owner__username"]
+    exclude = ["secret"]  # the HMAC key: shown to its owner once
+
+    def has_add_permission(self, request):
+        return False
+
+
+@admin.register(models.WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = ["event", "webhook", "status", "attempts", "next_attempt_at", "delivered_at", "created_at"]
+    list_filter = ["status", "event"]
+    readonly_fields = ["webhook", "delivery_id", "event_id", "event", "payload", "attempts", "log", "created_at",
+                       "delivered_at"]

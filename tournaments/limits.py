@@ -425,26 +425,26 @@ def url_host(url: Any) -> str:
         return ""
 
 
-def check_http_url(url: Any, field: str = "bot_config.url") -> str:
-    """An http bot's URL: a string of at most URL_MAX characters, no spaces or control
-    characters, that parses, http or https, with a host and no user:password (credentials go
-    in ``headers``)."""
+def check_http_url(url: Any, field: str = "bot_config.url", key: str = "bot_config") -> str:
+    """An http bot's URL (or a webhook's: ``key`` is the request's field the error names): a
+    string of at most URL_MAX characters, no spaces or control characters, that parses, http or
+    https, with a host and no user:password (credentials go in ``headers``)."""
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-        raise ServiceError(f"{field} must be an http:// or https:// URL", "bot_config")
+        raise ServiceError(f"{field} must be an http:// or https:// URL", key)
     if len(url) > URL_MAX:
-        raise ServiceError(f"{field} must be at most {URL_MAX} characters, got {len(url)}", "bot_config")
+        raise ServiceError(f"{field} must be at most {URL_MAX} characters, got {len(url)}", key)
     if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
-        raise ServiceError(f"{field} may not hold spaces or control characters (percent-encode them)", "bot_config")
+        raise ServiceError(f"{field} may not hold spaces or control characters (percent-encode them)", key)
     try:
         parts = urllib.parse.urlsplit(url)
         parts.port  # noqa: B018 -- raises ValueError for a port out of range or not a number
     except ValueError as exc:
-        raise ServiceError(f"{field} does not parse as a URL: {exc}", "bot_config") from None
+        raise ServiceError(f"{field} does not parse as a URL: {exc}", key) from None
     if not parts.hostname:
-        raise ServiceError(f"{field} must name a host", "bot_config")
+        raise ServiceError(f"{field} must name a host", key)
     if parts.username is not None or parts.password is not None:
         raise ServiceError(f"{field} may not hold a user or password: send credentials in bot_config.headers",
-                           "bot_config")
+                           key)
     return url
 
 

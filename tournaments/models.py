@@ -495,3 +495,59 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
+
+
+class Webhook(models.Model):
+    """A URL an organiser subscribed to the events of a tournament or of a league (its
+    divisions' events), docs/api.md "Webhooks". Each delivery is signed with ``secret`` (an
+    HMAC key shown to the owner when the webhook is made)."""
+
+    class Event(models.TextChoices):
+        ROUND_PUBLISHED = "round.published", "a round's tables were made"
+        MATCH_FINISHED = "match.finished", "a match's result was recorded"
+        STANDINGS_CHANGED = "standings.changed", "results changed the standings"
+        TOURNAMENT_FINISHED = "tournament.finished", "the tournament is over"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks")
+    tournament = models.ForeignKey(Tournament, null=True, blank=True, on_delete=models.CASCADE, related_name="webhooks")
+    league = models.ForeignKey(League, null=True, blank=True, on_delete=models.CASCADE, related_name="webhooks")
+    url = models.CharField(max_length=2000)
+    events = models.JSONField(default=list)
+    secret = models.CharField(max_length=64)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(tournament__isnull=False, league__isnull=True)
+                                   | Q(tournament__isnull=True, league__isnull=False), name="webhook_one_event"),
+        ]
+
+
+class WebhookDelivery(models.Model):
+    """One event sent (or to send) to one webhook: an outbox row written in the transaction of
+    the change it tells of, then POSTed by the workers with retries (services.webhooks)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"  # claimed by a worker until claimed_until
+        DELIVERED = "delivered"
+        FAILED = "failed"  # no 2xx after every attempt
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    delivery_id = models.UUIDField(unique=True, help_text="sent as X-Mazziere-Delivery")
+    event_id = models.UUIDField(help_text="the event's: a redelivery of it carries the same")
+    event = models.CharField(max_length=40)
+    payload = models.JSONField()
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField()
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    log = models.JSONField(default=list, help_text="each attempt: when, the status code, the answer's start, the error")
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["status", "next_attempt_at"], name="delivery_due")]

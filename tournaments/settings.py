@@ -211,8 +211,11 @@ EVENTS_REDIS_URL = events_redis_url(os.environ)
 EVENTS_POLL_SECONDS = float(os.environ.get("EVENTS_POLL_SECONDS", "5"))
 EVENTS_KEEPALIVE_SECONDS = float(os.environ.get("EVENTS_KEEPALIVE_SECONDS", "15"))
 STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
+# How often Celery beat sends the webhook deliveries due (retries, and any whose worker died).
+WEBHOOK_RETRY_SECONDS = float(os.environ.get("WEBHOOK_RETRY_SECONDS", "10"))
 CELERY_BEAT_SCHEDULE = {
     "reclaim-matches": {"task": "tournaments.tasks.reclaim_matches", "schedule": RECLAIM_INTERVAL_SECONDS},
     "tick": {"task": "tournaments.tasks.tick", "schedule": TICK_INTERVAL_SECONDS},
     "expire-deadlines": {"task": "tournaments.tasks.expire_deadlines", "schedule": DEADLINE_CHECK_SECONDS},
+    "retry-webhooks": {"task": "tournaments.tasks.retry_webhooks", "schedule": WEBHOOK_RETRY_SECONDS},
 }

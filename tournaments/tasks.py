@@ -14,6 +14,7 @@ from django.conf import settings
 from tournaments.services import dispatch
 from tournaments.services.leases import ClaimStatus, matches_reclaim
 from tournaments.services.online import deadlines_expire, online_bots_move, online_matches_open
+from tournaments.services.webhooks import deliveries_send
 from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.schedule import schedule_tick
 
@@ -90,6 +91,20 @@ def move_online_bots(match_id: int) -> None:
     (services.online.online_bots_move). Safe to run twice: an answer is applied only where the
     match still stands as it was when the bot was asked."""
     dispatch.send_progress(online_bots_move(match_id=match_id))
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def send_webhooks(delivery_ids: list[int]) -> None:
+    """POST webhook deliveries just written (services.webhooks). Safe to run twice: a delivery
+    is claimed before it is sent, and one sent is not due again."""
+    deliveries_send(delivery_ids=delivery_ids)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def retry_webhooks() -> None:
+    """Periodic (Celery beat, every WEBHOOK_RETRY_SECONDS): send the webhook deliveries due, the
+    retries and any whose worker died."""
+    deliveries_send()
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -113,6 +113,13 @@ _PUBLIC_OPENER = urllib.request.build_opener(
 )
 
 
+def opener(public_only: bool) -> urllib.request.OpenerDirector:
+    """The URL opener the service's outgoing POSTs use (HTTP bots, webhooks): no proxy from the
+    environment and, with ``public_only``, every connection (redirects included) checked to go
+    to a public address."""
+    return _PUBLIC_OPENER if public_only else _OPENER
+
+
 class HttpBot(ExternalBot):
     """A bot behind a URL: every message is POSTed as JSON; ``act`` is answered in the body.
 
@@ -143,7 +150,7 @@ class HttpBot(ExternalBot):
             raise ValueError(f"an http bot needs an http:// or https:// URL, got {url!r}")
         self.url = url
         self.public_only = public_only
-        self.opener = _PUBLIC_OPENER if public_only else _OPENER
+        self.opener = opener(public_only)
         self.headers = {"Content-Type": "application/json", **dict(headers or {})}
 
     def _post(self, message: dict, timeout: float) -> bytes:

@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from . import accounts, views
+from . import accounts, views, webhooks
 
 router = DefaultRouter()
 router.register("players", views.PlayerViewSet)
@@ -13,6 +13,7 @@ router.register("submissions", views.SubmissionViewSet, basename="resultsubmissi
 router.register("leagues", views.LeagueViewSet)
 router.register("tokens", views.TokenViewSet, basename="token")
 router.register("seats", views.OnlineSeatViewSet, basename="seat")
+router.register("webhooks", webhooks.WebhookViewSet, basename="webhook")
 
 urlpatterns = [
     path("accounts/", accounts.AccountsView.as_view(), name="accounts"),

@@ -28,6 +28,7 @@ from django.db import transaction
 PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
 OPEN_ONLINE = "tournaments.tasks.open_online_matches"  # the task that opens online matches
 MOVE_ONLINE = "tournaments.tasks.move_online_bots"  # the task that plays an online match's external bots
+SEND_WEBHOOKS = "tournaments.tasks.send_webhooks"  # the task that POSTs webhook deliveries
 
 
 def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
@@ -117,6 +118,14 @@ def move_online(match_ids: Iterable[int]) -> None:
                 task.apply_async((match_id,), queue=settings.MATCH_QUEUE)
 
         transaction.on_commit(publish)
+
+
+def send_webhooks(delivery_ids: list[int]) -> None:
+    """Have the workers POST these webhook deliveries (services.webhooks.deliveries_send), once
+    the current transaction commits (the beat retries whatever this misses)."""
+    ids = sorted(delivery_ids)
+    if ids:
+        transaction.on_commit(lambda: current_app.tasks[SEND_WEBHOOKS].apply_async((ids,), queue=settings.MATCH_QUEUE))
 
 
 def send_batches(chunks: list[list[int]]) -> None:

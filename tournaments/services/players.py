@@ -30,7 +30,7 @@ def _url_host(url: Any) -> str:
     return limits.url_host(url)
 
 
-def _public_only(host: str) -> bool:
+def public_only(host: str) -> bool:
     """Whether an http bot at ``host`` may only be reached at public addresses (checked again
     at every connection, by bots.external.http)."""
     allowed = {h.strip().lower() for h in settings.HTTP_BOTS_ALLOWED_HOSTS if h.strip()}
@@ -101,7 +101,7 @@ def _check_bot_config(bot_kind: str, config: Any) -> dict:
     if bot_kind == Player.BotKind.HTTP:
         checked = limits.check_http_config(config)
         host = _url_host(checked["url"])
-        if _public_only(host) and not host_may_be_public(host):
+        if public_only(host) and not host_may_be_public(host):
             raise ServiceError(
                 f"bot_config.url: {host} is not a public address; the service only calls bots on the "
                 "public internet (HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "bot_config",
@@ -204,7 +204,7 @@ def player_bot(player: Player, *, game: str, seed: int) -> bots.Bot:
         headers = config.get("headers")
         return bots.create("http", game=game, seed=seed, url=config["url"], limits=_stored_limits(config),
                            headers=None if headers is None else limits.check_http_headers(headers),
-                           public_only=_public_only(_url_host(config["url"])))
+                           public_only=public_only(_url_host(config["url"])))
     except ServiceError as exc:
         raise ServiceError(f"{player.name} cannot play {game}: {exc.message}", "player") from None
     except (ValueError, TypeError, KeyError) as exc:

@@ -23,6 +23,7 @@ from tournaments.models import AuditEvent, Match, Result, Seat, Tournament
 from .bulk import bulk_set, bulk_set_rows
 from .errors import ServiceError
 from .leagues import seasons_close_after
+from . import webhooks
 from .rounds import NOTHING, Progress, rounds_close
 
 log = logging.getLogger(__name__)
@@ -170,6 +171,8 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
             for tournament_id in sorted({m.round.tournament_id for m in finished}):
                 progress += rounds_close(tournament=tournaments[tournament_id])
             progress += seasons_close_after(progress.finished)
+            webhooks.notify_results(finished=finished, results={r.match_id: (r.scores, r.places) for r in results},
+                                    closed=progress.closed)
         return matches, progress
 
 

@@ -21,6 +21,7 @@ from tournaments import formats
 from tournaments.models import AuditEvent, Match, Player, Round, Seat, Tournament, plays_online
 from tournaments.selectors import active_entrants, round_history
 
+from . import webhooks
 from .ladders import ladder_apply_rounds
 from .pairing import tournament_format
 from .seeds import derive_rng, derive_seed
@@ -206,6 +207,8 @@ def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) 
     # (their results reported).
     to_open = tuple(match.pk for match, table in zip(matches, tables)
                     if tournament.online and not online.isdisjoint(table.seats))
+    webhooks.notify_rounds(tournament=tournament, rounds=rounds,
+                           matches={rnd.pk: [m.pk for m in matches if m.round_id == rnd.pk] for rnd in rounds})
     return Progress(made=tuple(rounds), to_play=to_play, to_open=to_open)
 
 
@@ -301,4 +304,5 @@ def tournament_finish(*, tournament: Tournament) -> Progress:
     tournament.finished_at = timezone.now()
     tournament.save(update_fields=["status", "finished_at"])
     AuditEvent.objects.create(tournament=tournament, action="finished", detail={})
+    webhooks.notify_finished(tournament=tournament)
     return Progress(finished=(tournament,))

@@ -1,0 +1,240 @@
+"""Webhooks (docs/api.md, "Webhooks"): an organiser's URL is told of a tournament's or a
+league's events, each delivery signed, retried with backoff, logged with its answers,
+replayable, and sent to public addresses only."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import threading
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from tournaments.models import Match, Tournament, WebhookDelivery
+from tournaments.services import webhooks
+from tournaments.services.leagues import league_create, league_join, season_start
+from tournaments.services.tokens import token_create
+
+from .helpers import bot_players, make_tournament, play_out
+
+pytestmark = [pytest.mark.django_db, pytest.mark.services]
+
+
+class Receiver:
+    """A webhook receiver on loopback: answers each POST with the next of ``statuses`` (the
+    last one repeated) and keeps what it got."""
+
+    def __init__(self, statuses=(200,)):
+        self.statuses, self.got = list(statuses), []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                outer.got.append((dict(self.headers), body))
+                code = outer.statuses[min(len(outer.got), len(outer.statuses)) - 1]
+                self.send_response(code)
+                self.send_header("Content-Length", "2")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def events(self) -> list[dict]:
+        return [json.loads(body) for _, body in self.got]
+
+
+@pytest.fixture
+def receiver(settings):
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]  # a test's loopback receiver; nothing else private
+    made = []
+
+    def start(*statuses):
+        made.append(Receiver(statuses or (200,)))
+        return made[-1]
+
+    yield start
+    for r in made:
+        r.server.shutdown()
+        r.server.server_close()
+
+
+def organiser_of(tournament) -> APIClient:
+    user = get_user_model().objects.create_user("olga")
+    tournament.owner = user
+    tournament.save(update_fields=["owner"])
+    client = APIClient()
+    client.force_login(user)
+    return client
+
+
+def subscribe(client, url, **target):
+    answer = client.post("/api/webhooks/", {"url": url, "events": list(webhooks.EVENTS), **target}, format="json")
+    assert answer.status_code == 201, answer.json()
+    return answer.json()
+
+
+def verified(secret: str, headers: dict, body: bytes) -> bool:
+    expected = "sha256=" + hmac.new(secret.encode(), headers["X-Mazziere-Timestamp"].encode() + b"." + body,
+                                    hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, headers["X-Mazziere-Signature"])
+
+
+def test_an_organiser_hears_of_rounds_results_standings_and_the_end_each_signed(receiver):
+    hook_receiver = receiver()
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="hooked")
+    made = subscribe(organiser_of(tournament), hook_receiver.url, tournament=tournament.pk)
+    assert len(made["secret"]) == 64
+    play_out(tournament)
+    assert webhooks.deliveries_send() > 0
+    events = hook_receiver.events()
+    kinds = [e["event"] for e in events]
+    matches = Match.objects.filter(round__tournament=tournament)
+    assert kinds.count("round.published") == tournament.rounds.count()
+    assert kinds.count("match.finished") == matches.count()
+    assert kinds.count("tournament.finished") == 1 and "standings.changed" in kinds
+    finished = [e for e in events if e["event"] == "match.finished"]
+    some = matches.get(pk=finished[0]["data"]["match"])
+    assert finished[0]["data"]["scores"] == some.result.scores and finished[0]["tournament"] == tournament.pk
+    for headers, body in hook_receiver.got:
+        assert verified(made["secret"], headers, body)
+        assert headers["X-Mazziere-Event"] == json.loads(body)["event"]
+    assert len({h["X-Mazziere-Delivery"] for h, _ in hook_receiver.got}) == len(events)
+    assert not verified("another secret", *hook_receiver.got[0])
+    # Everything delivered, each with its answer logged.
+    rows = WebhookDelivery.objects.filter(webhook_id=made["id"])
+    assert {r.status for r in rows} == {"delivered"} and all(r.log[-1]["status"] == 200 for r in rows)
+
+
+def test_a_receiver_that_fails_twice_gets_the_event_on_the_third_try(receiver):
+    hook_receiver = receiver(500, 503, 200)
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="flaky")
+    made = subscribe(organiser_of(tournament), hook_receiver.url, tournament=tournament.pk)
+    delivery = webhooks.webhook_ping(webhook=tournament.webhooks.get(pk=made["id"]))
+    t0 = timezone.now()
+    assert webhooks.deliveries_send(now=t0) == 1
+    assert webhooks.deliveries_send(now=t0 + timedelta(seconds=5)) == 0  # not due before its backoff
+    assert webhooks.deliveries_send(now=t0 + timedelta(seconds=11)) == 1
+    assert webhooks.deliveries_send(now=t0 + timedelta(seconds=11 + 29)) == 0
+    assert webhooks.deliveries_send(now=t0 + timedelta(seconds=11 + 31)) == 1
+    delivery.refresh_from_db()
+    assert delivery.status == "delivered" and delivery.attempts == 3
+    assert [entry["status"] for entry in delivery.log] == [500, 503, 200]
+    assert len({h["X-Mazziere-Delivery"] for h, _ in hook_receiver.got}) == 1  # one delivery, tried three times
+    assert webhooks.deliveries_send(now=t0 + timedelta(days=2)) == 0  # delivered: never again
+
+
+def test_a_task_run_twice_or_a_dead_workers_claim_sends_nothing_twice(receiver):
+    hook_receiver = receiver()
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="twice")
+    made = subscribe(organiser_of(tournament), hook_receiver.url, tournament=tournament.pk)
+    delivery = webhooks.webhook_ping(webhook=tournament.webhooks.get(pk=made["id"]))
+    now = timezone.now()
+    # A worker claims it and dies before sending: nobody sends it until its claim runs out...
+    assert [d.pk for d in webhooks._claim([delivery.pk], now)] == [delivery.pk]
+    assert webhooks.deliveries_send(delivery_ids=[delivery.pk], now=now + timedelta(seconds=1)) == 0
+    # ...then it is sent once, and the task redelivered by the broker finds nothing to send.
+    later = now + timedelta(seconds=webhooks.CLAIM_SECONDS + 1)
+    assert webhooks.deliveries_send(delivery_ids=[delivery.pk], now=later) == 1
+    assert webhooks.deliveries_send(delivery_ids=[delivery.pk], now=later) == 0
+    assert webhooks.deliveries_send(now=later + timedelta(hours=1)) == 0
+    assert len(hook_receiver.got) == 1
+
+
+def test_a_change_rolled_back_tells_nothing():
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="rolled")
+    organiser_of(tournament)
+    webhooks.webhook_create(owner=tournament.owner, url="https://hooks.example.org/x", events=list(webhooks.EVENTS),
+                            tournament=tournament)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        webhooks.notify_finished(tournament=tournament)
+        assert WebhookDelivery.objects.count() == 1
+        raise RuntimeError("the change fails")
+    assert WebhookDelivery.objects.count() == 0
+
+
+def test_a_replayed_delivery_carries_the_same_event_under_a_new_delivery_id(receiver):
+    hook_receiver = receiver()
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="replayed")
+    client = organiser_of(tournament)
+    made = subscribe(client, hook_receiver.url, tournament=tournament.pk)
+    ping = client.post(f"/api/webhooks/{made['id']}/ping/")
+    assert ping.status_code == 202 and ping.json()["event"] == "ping"
+    webhooks.deliveries_send()
+    listed = client.get(f"/api/webhooks/{made['id']}/deliveries/").json()["results"]
+    assert listed[0]["status"] == "delivered" and listed[0]["log"][0]["answer"] == "ok"
+    again = client.post(f"/api/webhooks/{made['id']}/deliveries/{listed[0]['id']}/redeliver/")
+    assert again.status_code == 202
+    webhooks.deliveries_send()
+    (h1, b1), (h2, b2) = hook_receiver.got
+    assert b1 == b2 and h1["X-Mazziere-Delivery"] != h2["X-Mazziere-Delivery"]
+
+
+def test_private_addresses_are_refused_when_subscribing_and_when_sending(settings, receiver):
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="private")
+    client = organiser_of(tournament)
+    for url in ("http://localhost/hook", "http://10.0.0.8/hook", "http://[::1]/hook", "ftp://hooks.example.org/"):
+        answer = client.post("/api/webhooks/", {"url": url, "events": ["match.finished"], "tournament": tournament.pk},
+                             format="json")
+        assert answer.status_code == 400 and "url" in answer.json(), url
+    # Allowed when made, no longer when sent: every connection is checked again.
+    hook_receiver = receiver()
+    made = subscribe(client, hook_receiver.url, tournament=tournament.pk)
+    settings.HTTP_BOTS_ALLOWED_HOSTS = []
+    delivery = webhooks.webhook_ping(webhook=tournament.webhooks.get(pk=made["id"]))
+    webhooks.deliveries_send()
+    delivery.refresh_from_db()
+    assert delivery.status == "pending" and "public" in delivery.log[0]["error"]
+    assert hook_receiver.got == []
+
+
+def test_only_an_events_organisers_subscribe_and_each_account_sees_its_own(receiver):
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="mine")
+    olga = organiser_of(tournament)
+    made = subscribe(olga, receiver().url, tournament=tournament.pk)
+    eve = APIClient()
+    eve.force_login(get_user_model().objects.create_user("eve"))
+    refused = eve.post("/api/webhooks/", {"url": "https://hooks.example.org/x", "events": ["match.finished"],
+                                          "tournament": tournament.pk}, format="json")
+    assert refused.status_code == 403
+    assert eve.get("/api/webhooks/").json()["results"] == []
+    for method in ("get", "delete"):
+        assert getattr(eve, method)(f"/api/webhooks/{made['id']}/").status_code == 404
+    assert eve.patch(f"/api/webhooks/{made['id']}/", {"active": False}, format="json").status_code == 404
+    assert APIClient().get("/api/webhooks/").status_code == 401
+    _, secret = token_create(user=tournament.owner, name="reader", scopes=["read"])
+    reader = APIClient()
+    reader.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    assert reader.post(f"/api/webhooks/{made['id']}/ping/").status_code == 403  # needs organise
+    assert "secret" not in olga.get(f"/api/webhooks/{made['id']}/").json()  # shown once, when made
+    assert olga.patch(f"/api/webhooks/{made['id']}/", {"active": False}, format="json").json()["active"] is False
+    play_out(tournament)
+    assert not WebhookDelivery.objects.exists()  # a paused webhook is told nothing
+    assert olga.delete(f"/api/webhooks/{made['id']}/").status_code == 204
+
+
+def test_a_leagues_webhook_hears_every_divisions_events(receiver):
+    hook_receiver = receiver()
+    league = league_create(name="Lega", slug="lega", game="sette_e_mezzo", table_size=3, division_size=5,
+                           round_interval=timedelta(days=1), promote=1, relegate=1, options={"hands": 1})
+    for player in bot_players(6):
+        league_join(league=league, player=player)
+    owner = get_user_model().objects.create_user("lea")
+    webhooks.webhook_create(owner=owner, url=hook_receiver.url, events=["round.published"], league=league)
+    season, _ = season_start(league=league)
+    webhooks.deliveries_send()
+    divisions = {e["tournament"] for e in hook_receiver.events()}
+    assert divisions == set(season.divisions.values_list("pk", flat=True)) and len(divisions) >= 1
+    assert all(Tournament.objects.get(pk=t).season_id == season.pk for t in divisions)

@@ -1,0 +1,284 @@
+"""Webhooks (docs/api.md, "Webhooks"): an organiser's URL told of a tournament's or a league's
+events — a round published, a match finished, the standings changed, the tournament finished.
+
+An event is an outbox row per subscribed webhook (WebhookDelivery), written in the same
+transaction as the change it tells of: a change rolled back tells nothing, a change committed
+is never lost. The workers POST it (``deliveries_send``: sent once the transaction commits,
+then retried by Celery beat with backoff), signed with the webhook's secret:
+
+    X-Mazziere-Signature: sha256=<hex HMAC-SHA256(secret, "<X-Mazziere-Timestamp>." + body)>
+
+A delivery is claimed before it is sent and its outcome recorded after, each in its own
+transaction, so a task run twice sends nothing twice; a worker killed between the POST and the
+record leaves the claim to run out and the delivery is sent again (at least once: receivers
+deduplicate on X-Mazziere-Delivery). URLs are held to the HTTP bots' rule: public addresses
+only (HTTP_BOTS_ALLOWED_HOSTS lists exceptions), checked at every connection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+import time
+import urllib.error
+import urllib.request
+import uuid
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from bots.external.http import host_may_be_public, opener
+from tournaments import limits
+from tournaments.models import Match, Round, Tournament, Webhook, WebhookDelivery
+
+from . import dispatch
+from .errors import ServiceError
+from .players import public_only
+
+EVENTS = tuple(Webhook.Event.values)
+PING = "ping"  # the test event a webhook's owner sends to check the receiver
+WEBHOOKS_PER_ACCOUNT = 20
+TIMEOUT_SECONDS = 10  # a receiver's time to answer
+CLAIM_SECONDS = 60  # a claimed delivery not recorded by then is sent again (its worker died)
+# The wait before each retry (seconds): about a day in all, then the delivery has failed.
+BACKOFF = (10, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600)
+MAX_ATTEMPTS = len(BACKOFF) + 1
+SEND_BATCH = 100  # deliveries one run sends at most (the next beat sends the rest)
+ANSWER_KEPT = 500  # characters of each answer kept in the delivery's log
+SIGNATURE_TOLERANCE = 300  # seconds: what docs/api.md tells receivers to accept
+
+
+# --- subscriptions ----------------------------------------------------------------------------
+
+def _check_url(url) -> str:
+    limits.check_http_url(url, "url", "url")
+    host = limits.url_host(url)
+    if public_only(host) and not host_may_be_public(host):
+        raise ServiceError(f"url: {host} is not a public address; webhooks are sent to the public internet only "
+                           "(HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "url")
+    return url
+
+
+def _check_events(events) -> list[str]:
+    if not isinstance(events, list) or not events or not all(isinstance(e, str) for e in events):
+        raise ServiceError(f"events is a non-empty list of: {', '.join(EVENTS)}", "events")
+    unknown = sorted(set(events) - set(EVENTS))
+    if unknown:
+        raise ServiceError(f"unknown event(s) {', '.join(unknown)}; events: {', '.join(EVENTS)}", "events")
+    return sorted(set(events))
+
+
+@transaction.atomic
+def webhook_create(*, owner, url: str, events: list[str], tournament: Tournament | None = None,
+                   league=None) -> Webhook:
+    """Subscribe ``url`` to ``events`` of a tournament or of a league (the caller checked that
+    ``owner`` organises it). At most WEBHOOKS_PER_ACCOUNT per account; the secret is drawn."""
+    if (tournament is None) == (league is None):
+        raise ServiceError("a webhook follows one tournament or one league", "tournament")
+    url, events = _check_url(url), _check_events(events)
+    if Webhook.objects.select_for_update().filter(owner=owner).count() >= WEBHOOKS_PER_ACCOUNT:
+        raise ServiceError(f"at most {WEBHOOKS_PER_ACCOUNT} webhooks per account: delete one first", "url",
+                           code="conflict")
+    return Webhook.objects.create(owner=owner, url=url, events=events, tournament=tournament, league=league,
+                                  secret=secrets.token_hex(32))
+
+
+def webhook_update(*, webhook: Webhook, url: str | None = None, events: list[str] | None = None,
+                   active: bool | None = None) -> Webhook:
+    """Change a webhook's URL, events or whether it is active (an inactive one is told nothing)."""
+    if url is not None:
+        webhook.url = _check_url(url)
+    if events is not None:
+        webhook.events = _check_events(events)
+    if active is not None:
+        webhook.active = bool(active)
+    webhook.save(update_fields=["url", "events", "active"])
+    return webhook
+
+
+# --- events -----------------------------------------------------------------------------------
+
+def _subscribed(tournament_ids: Iterable[int]) -> dict[int, list[Webhook]]:
+    """The active webhooks following each tournament, directly or through its league."""
+    ids = set(tournament_ids)
+    if not ids:
+        return {}
+    hooks = Webhook.objects.filter(active=True).filter(
+        Q(tournament_id__in=ids) | Q(league__seasons__divisions__id__in=ids)
+    ).values_list("pk", "tournament_id", "league__seasons__divisions__id")
+    by_tournament: dict[int, set[int]] = {}
+    for pk, tournament_id, division_id in hooks:
+        for tid in (tournament_id, division_id):
+            if tid in ids:
+                by_tournament.setdefault(tid, set()).add(pk)
+    if not by_tournament:
+        return {}
+    rows = Webhook.objects.in_bulk({pk for pks in by_tournament.values() for pk in pks})
+    return {tid: [rows[pk] for pk in sorted(pks)] for tid, pks in by_tournament.items()}
+
+
+def _event(kind: str, tournament_id: int, data: dict, at: datetime) -> dict:
+    return {"id": str(uuid.uuid4()), "event": kind, "created_at": at.isoformat().replace("+00:00", "Z"),
+            "tournament": tournament_id, "data": data}
+
+
+def _queue(pairs: list[tuple[Webhook, dict]]) -> None:
+    """Write the deliveries (in the caller's transaction) and send them once it commits."""
+    if not pairs:
+        return
+    now = timezone.now()
+    rows = WebhookDelivery.objects.bulk_create(
+        WebhookDelivery(webhook=hook, delivery_id=uuid.uuid4(), event_id=payload["id"], event=payload["event"],
+                        payload=payload, next_attempt_at=now)
+        for hook, payload in pairs
+    )
+    dispatch.send_webhooks([row.pk for row in rows])
+
+
+def notify_results(*, finished: list[Match], results: dict[int, tuple[list, list]], closed: Iterable[Round]) -> None:
+    """Events of recorded results (services.recording, in its transaction): ``match.finished``
+    for each match, its scores and places when its outcome is public (not a duplicate round
+    still being played), and ``standings.changed`` once per tournament."""
+    by_tournament: dict[int, list[Match]] = {}
+    for match in finished:
+        by_tournament.setdefault(match.round.tournament_id, []).append(match)
+    hooks = _subscribed(by_tournament)
+    if not hooks:
+        return
+    now = timezone.now()
+    closed_by_tournament = {}
+    for rnd in closed:
+        closed_by_tournament[rnd.tournament_id] = max(closed_by_tournament.get(rnd.tournament_id, 0), rnd.number)
+    pairs = []
+    for tid, matches in by_tournament.items():
+        for hook in hooks.get(tid, ()):
+            if Webhook.Event.MATCH_FINISHED in hook.events:
+                for match in matches:
+                    data = {"match": match.pk, "round": match.round.number, "table": match.table,
+                            "url": f"/api/matches/{match.pk}/"}
+                    if match.deal is None:  # a duplicate deal's result waits for its round's end
+                        data["scores"], data["places"] = results[match.pk]
+                    pairs.append((hook, _event(Webhook.Event.MATCH_FINISHED, tid, data, now)))
+            if Webhook.Event.STANDINGS_CHANGED in hook.events:
+                data = {"rounds_closed": closed_by_tournament.get(tid), "url": f"/api/tournaments/{tid}/standings/"}
+                pairs.append((hook, _event(Webhook.Event.STANDINGS_CHANGED, tid, data, now)))
+    _queue(pairs)
+
+
+def notify_rounds(*, tournament: Tournament, rounds: Iterable[Round], matches: dict[int, list[int]]) -> None:
+    """``round.published`` for rounds just made (services.rounds, in its transaction): each
+    round's number and its matches (``matches``: round id -> match ids)."""
+    hooks = _subscribed([tournament.pk]).get(tournament.pk, [])
+    hooks = [h for h in hooks if Webhook.Event.ROUND_PUBLISHED in h.events]
+    if not hooks:
+        return
+    now = timezone.now()
+    _queue([(hook, _event(Webhook.Event.ROUND_PUBLISHED, tournament.pk,
+                          {"round": rnd.number, "matches": matches.get(rnd.pk, []),
+                           "url": f"/api/tournaments/{tournament.pk}/rounds/"}, now))
+            for rnd in rounds for hook in hooks])
+
+
+def notify_finished(*, tournament: Tournament) -> None:
+    """``tournament.finished`` (services.rounds.tournament_finish, in its transaction)."""
+    hooks = [h for h in _subscribed([tournament.pk]).get(tournament.pk, [])
+             if Webhook.Event.TOURNAMENT_FINISHED in h.events]
+    now = timezone.now()
+    _queue([(hook, _event(Webhook.Event.TOURNAMENT_FINISHED, tournament.pk,
+                          {"url": f"/api/tournaments/{tournament.pk}/standings/"}, now)) for hook in hooks])
+
+
+@transaction.atomic
+def webhook_ping(*, webhook: Webhook) -> WebhookDelivery:
+    """A ``ping`` delivery, for the owner to check the receiver and its signature check."""
+    payload = {"id": str(uuid.uuid4()), "event": PING, "created_at": timezone.now().isoformat().replace("+00:00", "Z"),
+               "tournament": webhook.tournament_id, "data": {"webhook": webhook.pk}}
+    _queue([(webhook, payload)])
+    return webhook.deliveries.get(event_id=payload["id"])
+
+
+@transaction.atomic
+def delivery_redeliver(*, delivery: WebhookDelivery) -> WebhookDelivery:
+    """Send a past delivery's event again, as a new delivery (a new X-Mazziere-Delivery, the
+    same event id and body)."""
+    _queue([(delivery.webhook, delivery.payload)])
+    return delivery.webhook.deliveries.filter(event_id=delivery.event_id).order_by("-pk").first()
+
+
+# --- sending ----------------------------------------------------------------------------------
+
+def signature(secret: str, timestamp: str, body: bytes) -> str:
+    """The X-Mazziere-Signature of ``body`` sent at ``timestamp``."""
+    return "sha256=" + hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
+
+
+def _claim(delivery_ids: list[int] | None, now: datetime) -> list[WebhookDelivery]:
+    """Take the deliveries due (of ``delivery_ids``, or any): pending and due, or sending with a
+    claim run out. Locked rows another worker is taking are skipped."""
+    with transaction.atomic():
+        due = (Q(status=WebhookDelivery.Status.PENDING, next_attempt_at__lte=now)
+               | Q(status=WebhookDelivery.Status.SENDING, claimed_until__lte=now))
+        rows = WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",)).filter(due)
+        if delivery_ids is not None:
+            rows = rows.filter(pk__in=delivery_ids)
+        rows = list(rows.select_related("webhook").order_by("next_attempt_at", "pk")[:SEND_BATCH])
+        WebhookDelivery.objects.filter(pk__in=[r.pk for r in rows]).update(
+            status=WebhookDelivery.Status.SENDING, claimed_until=now + timedelta(seconds=CLAIM_SECONDS))
+        return rows
+
+
+def _post(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
+    """POST the delivery: (status code or None, the answer's start, the error)."""
+    hook = delivery.webhook
+    body = json.dumps(delivery.payload, separators=(",", ":")).encode()
+    stamp = str(int(time.time()))
+    request = urllib.request.Request(hook.url, data=body, method="POST", headers={
+        "Content-Type": "application/json", "User-Agent": "Mazziere-Webhooks/1",
+        "X-Mazziere-Event": delivery.event, "X-Mazziere-Delivery": str(delivery.delivery_id),
+        "X-Mazziere-Timestamp": stamp, "X-Mazziere-Signature": signature(hook.secret, stamp, body)})
+    try:
+        with opener(public_only(limits.url_host(hook.url))).open(request, timeout=TIMEOUT_SECONDS) as answer:
+            return answer.status, answer.read(ANSWER_KEPT).decode("utf-8", "replace"), ""
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(ANSWER_KEPT).decode("utf-8", "replace"), ""
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        return None, "", str(getattr(exc, "reason", exc))[:ANSWER_KEPT]
+
+
+def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str, now: datetime) -> None:
+    with transaction.atomic():
+        row = WebhookDelivery.objects.select_for_update().filter(
+            pk=delivery.pk, status=WebhookDelivery.Status.SENDING).first()
+        if row is None:
+            return
+        row.attempts += 1
+        row.log = [*row.log, {"at": now.isoformat().replace("+00:00", "Z"), "status": code, "answer": answer,
+                              "error": error}][-MAX_ATTEMPTS:]
+        row.claimed_until = None
+        if code is not None and 200 <= code < 300:
+            row.status, row.delivered_at = WebhookDelivery.Status.DELIVERED, now
+        elif row.attempts >= MAX_ATTEMPTS:
+            row.status = WebhookDelivery.Status.FAILED
+        else:
+            row.status = WebhookDelivery.Status.PENDING
+            row.next_attempt_at = now + timedelta(seconds=BACKOFF[row.attempts - 1])
+        row.save(update_fields=["attempts", "log", "claimed_until", "status", "delivered_at", "next_attempt_at"])
+
+
+def deliveries_send(*, delivery_ids: list[int] | None = None, now: datetime | None = None) -> int:
+    """Send the deliveries due (of ``delivery_ids``, or every one due: the beat's retries):
+    each claimed, POSTed outside any transaction, and its outcome recorded — a 2xx delivers
+    it; anything else (an error status, no answer in TIMEOUT_SECONDS, a refused or private
+    address) is retried after BACKOFF, and after MAX_ATTEMPTS it has failed. Returns how many
+    were sent."""
+    now = now or timezone.now()
+    rows = _claim(delivery_ids, now)
+    for row in rows:
+        code, answer, error = _post(row)
+        _record(row, code, answer, error, now)
+    return len(rows)
