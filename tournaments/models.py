@@ -435,11 +435,17 @@ class Rating(models.Model):
     mu = models.FloatField()
     sigma = models.FloatField(null=True, blank=True)
     games = models.PositiveIntegerField(default=0)
+    # What the leaderboard sorts by and shows (the ladder's system: Elo the rating, openskill
+    # mu - 3 sigma), written with the rating so that a page of the leaderboard is one indexed
+    # query, not a sort of the whole ladder.
+    value = models.FloatField(default=0.0)
+    provisional = models.BooleanField(default=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["ladder", "-mu"]
         constraints = [models.UniqueConstraint(fields=["ladder", "player"], name="rating_one_per_player")]
+        indexes = [models.Index(models.F("ladder"), models.F("value").desc(), name="rating_leaderboard")]
 
 
 class RatingChange(models.Model):

@@ -127,18 +127,36 @@ class LeaderboardLine:
     provisional: bool
 
 
-def ladder_leaderboard(ladder: RatingLadder, limit: int | None = None) -> list[LeaderboardLine]:
-    """Players by the system's leaderboard value (Elo: the rating; openskill: mu − 3σ)."""
-    system = ratings.system_from_json(ladder.config)
-    lines = []
-    for row in Rating.objects.filter(ladder=ladder).select_related("player"):
-        value = ratings.Rating(mu=row.mu, sigma=row.sigma, games=row.games)
-        lines.append((system.leaderboard_value(value), row, system.is_provisional(value)))
-    lines.sort(key=lambda t: (-t[0], t[1].player.name))
-    out = []
-    for i, (value, row, provisional) in enumerate(lines[:limit] if limit else lines, start=1):
-        out.append(LeaderboardLine(i, row.player, value, row.mu, row.sigma, row.games, provisional))
-    return out
+class Leaderboard:
+    """A ladder's leaderboard, best first (the system's leaderboard value, then the player's
+    name), read a page at a time: ``board[a:b]`` is one indexed query (the value is kept on
+    each rating, services.ladders), ``len(board)`` a count. Ranks are positions: 1 for the
+    first line of the board."""
+
+    def __init__(self, ladder: RatingLadder) -> None:
+        self.rows = Rating.objects.filter(ladder=ladder).select_related("player").order_by("-value", "player__name")
+
+    def count(self) -> int:
+        return self.rows.count()
+
+    __len__ = count
+
+    def __getitem__(self, window: slice) -> list[LeaderboardLine]:
+        if not isinstance(window, slice) or window.step not in (None, 1):
+            raise TypeError("a leaderboard is read by slices")
+        start = window.start or 0
+        return [LeaderboardLine(start + i, row.player, row.value, row.mu, row.sigma, row.games, row.provisional)
+                for i, row in enumerate(self.rows[window], start=1)]
+
+    def __iter__(self):
+        return iter(self[0:None])
+
+
+def ladder_leaderboard(ladder: RatingLadder, limit: int | None = None) -> Leaderboard | list[LeaderboardLine]:
+    """Players by the system's leaderboard value (Elo: the rating; openskill: mu − 3σ): the
+    whole board, read by pages, or its first ``limit`` lines."""
+    board = Leaderboard(ladder)
+    return board[:limit] if limit else board
 
 
 def rating_history(ladder: RatingLadder, player: Player) -> QuerySet[RatingChange]:

@@ -70,6 +70,12 @@ def ladder_system(ladder: RatingLadder) -> ratings.RatingSystem:
     return ratings.system_from_json(ladder.config)
 
 
+def board_line(system: ratings.RatingSystem, rating: ratings.Rating) -> tuple[float, bool]:
+    """What the leaderboard shows of a rating: the system's leaderboard value, and whether the
+    rating is still provisional."""
+    return system.leaderboard_value(rating), system.is_provisional(rating)
+
+
 def _rating_value(row: Rating) -> ratings.Rating:
     return ratings.Rating(mu=row.mu, sigma=row.sigma, games=row.games)
 
@@ -126,12 +132,15 @@ def _write_ledger(
             latest[change.player] = change
     fresh = []
     now = timezone.now()  # bulk_update does not touch auto_now fields
+    system = ladder_system(ladder)
     for player, change in latest.items():
         row = existing.get(player) or Rating(ladder=ladder, player_id=player)
         row.mu, row.sigma, row.games, row.updated_at = change.after.mu, change.after.sigma, change.after.games, now
+        row.value, row.provisional = board_line(system, change.after)
         if row.pk is None:
             fresh.append(row)
-    bulk_set([existing[p] for p in latest if p in existing], ["mu", "sigma", "games", "updated_at"])
+    bulk_set([existing[p] for p in latest if p in existing],
+             ["mu", "sigma", "games", "value", "provisional", "updated_at"])
     Rating.objects.bulk_create(fresh)
     RatingChange.objects.bulk_create(rows)
     ladder.applied = sequence
