@@ -160,7 +160,15 @@ def ladder_leaderboard(ladder: RatingLadder, limit: int | None = None) -> Leader
 
 
 def rating_history(ladder: RatingLadder, player: Player) -> QuerySet[RatingChange]:
-    return RatingChange.objects.filter(ladder=ladder, player=player).select_related("match__round__tournament").order_by("sequence")
+    """A player's rating changes on a ladder, in the order applied (without the matches'
+    replay records, which a line of history does not show)."""
+    return ladder_ledger(ladder).filter(player=player).order_by("sequence")
+
+
+def ladder_ledger(ladder: RatingLadder) -> QuerySet[RatingChange]:
+    """Every rating change of a ladder, with the round of its match (not the match's replay
+    record: kilobytes a line that no ledger line shows)."""
+    return RatingChange.objects.filter(ladder=ladder).select_related("match__round").defer("match__record")
 
 
 def current_ladder(slug: str) -> RatingLadder | None:

@@ -19,7 +19,7 @@ from rest_framework.settings import api_settings
 from tournaments import feeds, permissions as rules, selectors
 from tournaments.formats import FORMATS
 from tournaments.models import (
-    ApiToken, Entry, League, Match, Player, RatingChange, RatingLadder, ResultSubmission, Seat, Tournament,
+    ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Seat, Tournament,
 )
 from tournaments.services import (
     ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
@@ -176,7 +176,7 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         CSV (the rows of ``history/``, for every player)."""
         ladder = self.get_object()
         kind = exports.kind_param(request)
-        changes = RatingChange.objects.filter(ladder=ladder).select_related("match__round")
+        changes = selectors.ladder_ledger(ladder)
         fetch = exports.pages_of(changes, lambda page: s.RatingChangeSerializer(page, many=True).data)
         columns = list(s.RatingChangeSerializer.Meta.fields)
         return exports.export_response(request, fetch, kind=kind, columns=columns, rows_of=lambda change: [change],
