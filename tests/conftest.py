@@ -34,3 +34,11 @@ def _roomy_budgets(settings):
     rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK,
                                "DEFAULT_THROTTLE_RATES": {scope: "1000000/minute" for scope in rates}}
+
+
+@pytest.fixture(autouse=True)
+def _tasks_in_the_caller(settings):
+    """Tasks sent without a broker run at once in the test (Celery's eager mode), never in the
+    embedded worker's thread (tournaments/embedded.py), which the live server's WSGI entry
+    point would otherwise turn on; tests of the embedded worker turn it on themselves."""
+    settings.EMBEDDED_WORKER = False

@@ -9,3 +9,8 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
 application = get_asgi_application()
+
+# Without a broker, the tasks this process's requests send run in its background thread.
+from tournaments import embedded  # noqa: E402 - after Django is set up
+
+embedded.web_process = True

@@ -211,6 +211,9 @@ EVENTS_REDIS_URL = events_redis_url(os.environ)
 EVENTS_POLL_SECONDS = float(os.environ.get("EVENTS_POLL_SECONDS", "5"))
 EVENTS_KEEPALIVE_SECONDS = float(os.environ.get("EVENTS_KEEPALIVE_SECONDS", "15"))
 STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
+# Without a broker, web processes run the tasks their requests send in a background thread
+# (tournaments/embedded.py); true or false forces it anywhere (the tests turn it off).
+EMBEDDED_WORKER = env_bool(os.environ, "EMBEDDED_WORKER", True) if "EMBEDDED_WORKER" in os.environ else None
 # How often Celery beat sends the webhook deliveries due (retries, and any whose worker died).
 WEBHOOK_RETRY_SECONDS = float(os.environ.get("WEBHOOK_RETRY_SECONDS", "10"))
 CELERY_BEAT_SCHEDULE = {

@@ -122,7 +122,7 @@ def test_a_started_tournament_is_neither_changed_nor_deleted(olga):
     for i in range(3):
         bot = builtin_bot_get_or_create(bot="random", name=f"rnd-{i}")
         assert olga.post(f"/api/tournaments/{made['id']}/entries/", {"player": bot.pk}, format="json").status_code == 201
-    assert olga.post(f"/api/tournaments/{made['id']}/start/").status_code == 200
+    assert olga.post(f"/api/tournaments/{made['id']}/start/").status_code == 202
     url = f"/api/tournaments/{made['id']}/"
     changed = olga.patch(url, {"name": "late"}, format="json")
     assert changed.status_code == 409 and "before it starts" in str(changed.json())

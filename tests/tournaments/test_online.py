@@ -157,7 +157,7 @@ def start(w: World, game: str, options: dict, captured, *, run_callbacks: bool =
     enter_all(w, w.tournament_id)
     with captured(execute=run_callbacks) as callbacks:
         answer = w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/")
-    assert answer.status_code == 200, answer.json()
+    assert answer.status_code == 202, answer.json()
     w.callbacks = callbacks
     w.match = Match.objects.get(round__tournament_id=w.tournament_id)
     w.seats = {seat.position: seat.player.name for seat in w.match.seats.select_related("player")}
@@ -468,7 +468,7 @@ def test_people_on_real_tables_do_not_play_through_the_api(opened, sent, django_
     w.tournament_id = create_online_tournament(w, "stoppa", {"hands": 1}, online_=False, slug="club-night")
     enter_all(w, w.tournament_id)
     with django_capture_on_commit_callbacks(execute=True):
-        assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/").status_code == 200
+        assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/").status_code == 202
     assert opened == [] and sent == []  # neither opened nor sent to the bot workers
     w.match = Match.objects.get(round__tournament_id=w.tournament_id)
     w.seats = {seat.position: seat.player.name for seat in w.match.seats.select_related("player")}
@@ -635,7 +635,7 @@ def test_the_opening_plays_the_built_in_bots_turns_up_to_the_first_online_turn(
         w.tournament_id = create_online_tournament(w, "stoppa", {"hands": 1, "dealer": dealer}, slug=f"d{dealer}")
         enter_all(w, w.tournament_id)
         with django_capture_on_commit_callbacks(execute=True):
-            assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/").status_code == 200
+            assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/").status_code == 202
         w.match = Match.objects.get(round__tournament_id=w.tournament_id)
         w.seats = {seat.position: seat.player.name for seat in w.match.seats.select_related("player")}
         first = w.seats[(dealer + 1) % 3]
@@ -660,7 +660,7 @@ def test_the_move_that_closes_a_round_opens_the_next_rounds_online_match(opened,
     w.tournament_id = create_online_tournament(w, "sette_e_mezzo", {"hands": 1}, format_config={"rounds": 2})
     enter_all(w, w.tournament_id)
     with django_capture_on_commit_callbacks(execute=True):
-        assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/").status_code == 200
+        assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/").status_code == 202
     first = Match.objects.get(round__tournament_id=w.tournament_id)  # one round at a time, with people
     assert opened == [[first.pk]]
     for number in (1, 2):
@@ -759,7 +759,7 @@ def test_online_tables_are_opened_and_bot_tables_played_by_the_workers_never_the
     tid = create_online_tournament(w, "stoppa", {"hands": 1}, slug="api")
     enter_all(w, tid)
     with django_capture_on_commit_callbacks(execute=True):
-        assert w.organiser.post(f"/api/tournaments/{tid}/start/").status_code == 200
+        assert w.organiser.post(f"/api/tournaments/{tid}/start/").status_code == 202
     matches = Match.objects.filter(round__tournament_id=tid).prefetch_related("seats__player")
     people = sorted(m.pk for m in matches if any(s.player.plays_online for s in m.seats.all()))
     bots_only = sorted(m.pk for m in matches if m.pk not in people)

@@ -48,7 +48,7 @@ def session() -> str:
         "move_seconds": 120}, format="json").json()
     for player, client in ((people, phone), (bot, phone), (heuristic, desk)):
         assert client.post(f"/api/tournaments/{made['id']}/entries/", {"player": player.pk}, format="json").status_code == 201
-    assert desk.post(f"/api/tournaments/{made['id']}/start/").status_code == 200
+    assert desk.post(f"/api/tournaments/{made['id']}/start/").status_code == 202
 
     lines: list[str] = []
 

@@ -65,7 +65,7 @@ def test_two_people_and_two_remote_bots_play_a_whole_match_through_the_api(game)
         entering = owners.get(player.pk, olga)
         assert entering.post(f"/api/tournaments/{tournament}/entries/", {"player": player.pk},
                              format="json").status_code == 201
-    assert olga.post(f"/api/tournaments/{tournament}/start/").status_code == 200
+    assert olga.post(f"/api/tournaments/{tournament}/start/").status_code == 202
 
     match = Match.objects.get(round__tournament_id=tournament)
     deadline = time.monotonic() + 60
@@ -138,7 +138,7 @@ def test_an_http_bot_at_an_online_table_is_asked_by_the_workers_between_online_t
             answer = entering.get(player.pk, olga).post(f"/api/tournaments/{tournament}/entries/",
                                                         {"player": player.pk}, format="json")
             assert answer.status_code == 201, answer.json()
-        assert olga.post(f"/api/tournaments/{tournament}/start/").status_code == 200
+        assert olga.post(f"/api/tournaments/{tournament}/start/").status_code == 202
         match = Match.objects.get(round__tournament_id=tournament)
         rng = random.Random(game)
         deadline = time.monotonic() + 120

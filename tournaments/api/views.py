@@ -260,12 +260,15 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         return Response(status=status.HTTP_204_NO_CONTENT)
 
     @api_errors(409)
-    @extend_schema(request=None, responses=s.TournamentSerializer)
+    @extend_schema(request=None, responses={202: s.TournamentSerializer})
     @action(detail=True, methods=["post"])
     def start(self, request, pk=None):
+        """Close registration and make the first round: 202 at once, with the tournament as it
+        is now; its matches are played by the workers (without a broker, by this process's
+        background thread: tournaments/embedded.py)."""
         tournament, progress = tournaments.tournament_start(tournament=self._organised(), actor=request.user)
         dispatch.send_progress(progress)
-        return Response(self.get_serializer(tournament).data)
+        return Response(self.get_serializer(tournament).data, status=status.HTTP_202_ACCEPTED)
 
     @api_errors(409)
     @extend_schema(request=None, responses=s.TournamentSerializer)

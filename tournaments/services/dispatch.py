@@ -25,6 +25,8 @@ from celery import current_app
 from django.conf import settings
 from django.db import transaction
 
+from tournaments import embedded
+
 PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
 OPEN_ONLINE = "tournaments.tasks.open_online_matches"  # the task that opens online matches
 MOVE_ONLINE = "tournaments.tasks.move_online_bots"  # the task that plays an online match's external bots
@@ -104,7 +106,7 @@ def open_online(match_ids: Iterable[int]) -> None:
     current transaction commits."""
     ids = sorted(set(match_ids))
     if ids:
-        transaction.on_commit(lambda: current_app.tasks[OPEN_ONLINE].apply_async((ids,), queue=settings.MATCH_QUEUE))
+        transaction.on_commit(lambda: _send(OPEN_ONLINE, (ids,)))
 
 
 def move_online(match_ids: Iterable[int]) -> None:
@@ -112,12 +114,7 @@ def move_online(match_ids: Iterable[int]) -> None:
     online_bots_move), one task per match, once the current transaction commits."""
     ids = sorted(set(match_ids))
     if ids:
-        def publish() -> None:
-            task = current_app.tasks[MOVE_ONLINE]
-            for match_id in ids:
-                task.apply_async((match_id,), queue=settings.MATCH_QUEUE)
-
-        transaction.on_commit(publish)
+        transaction.on_commit(lambda: _send_each(MOVE_ONLINE, [(match_id,) for match_id in ids]))
 
 
 def send_webhooks(delivery_ids: list[int]) -> None:
@@ -125,7 +122,7 @@ def send_webhooks(delivery_ids: list[int]) -> None:
     the current transaction commits (the beat retries whatever this misses)."""
     ids = sorted(delivery_ids)
     if ids:
-        transaction.on_commit(lambda: current_app.tasks[SEND_WEBHOOKS].apply_async((ids,), queue=settings.MATCH_QUEUE))
+        transaction.on_commit(lambda: _send(SEND_WEBHOOKS, (ids,)))
 
 
 def send_batches(chunks: list[list[int]]) -> None:
@@ -134,12 +131,20 @@ def send_batches(chunks: list[list[int]]) -> None:
     chunks = [list(chunk) for chunk in chunks if chunk]
     if not chunks:
         return
-    queue = settings.MATCH_QUEUE
+    transaction.on_commit(lambda: _send_each(PLAY_MATCHES, [(chunk,) for chunk in chunks]))
 
-    def publish() -> None:
-        # By name: services never import the tasks that call them (tournaments/tasks.py).
-        play_matches = current_app.tasks[PLAY_MATCHES]
-        for chunk in chunks:
-            play_matches.apply_async((chunk,), queue=queue)
 
-    transaction.on_commit(publish)
+def _send_each(name: str, calls: list[tuple]) -> None:
+    for args in calls:
+        _send(name, args)
+
+
+def _send(name: str, args: tuple) -> None:
+    """Send the task ``name`` (by name: services never import the tasks that call them,
+    tournaments/tasks.py) to the broker, or, on the embedded defaults in a web process, to the
+    embedded worker's thread (tournaments.embedded)."""
+    task = current_app.tasks[name]
+    if embedded.active():
+        embedded.submit(task, args)
+    else:
+        task.apply_async(args, queue=settings.MATCH_QUEUE)
