@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import operator
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import BooleanField, ExpressionWrapper, F, Prefetch, Q, QuerySet
+from django.core.cache import cache
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 import engine
@@ -77,11 +79,45 @@ class StandingLine:
     reached: str | None  # how far in the bracket, for elimination formats
 
 
+STANDINGS_CACHE_SECONDS = 7 * 24 * 3600  # a key names one exact state: it is never stale, only unused
+
+
 def tournament_standings(tournament: Tournament) -> list[StandingLine]:
     """The standings with their tie-breaks and an explanation of each rank. In an elimination
     format, how far each entrant went in the bracket comes first (``Format.reached``, read
-    from the rounds closed so far)."""
+    from the rounds closed so far).
+
+    Computing them reads every public table; they change only when a result is recorded, a
+    round made or closed, or an entry changes. So they are kept in the cache under a key made
+    of everything they depend on (the entries as they are, names included; the finished
+    matches and the rounds, counted; the scoring), read in two small queries: a read after
+    any change computes them afresh, and every other read is a cache hit."""
     entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
+    key = _standings_key(tournament, entries)
+    by_id = {e.player_id: e for e in entries}
+    rows = cache.get(key)
+    if rows is None:
+        rows = _standings_rows(tournament, entries)
+        cache.set(key, rows, STANDINGS_CACHE_SECONDS)
+    return [StandingLine(rank, by_id[player_id].player, *rest) for rank, player_id, *rest in rows]
+
+
+def _standings_key(tournament: Tournament, entries: list) -> str:
+    matches = Match.objects.filter(round__tournament=tournament).aggregate(
+        finished=Count("pk", filter=Q(status=Match.Status.FINISHED)), last=Max("finished_at"))
+    rounds = tournament.rounds.aggregate(made=Count("pk"), closed=Count("pk", filter=Q(status=Round.Status.FINISHED)),
+                                         last=Max("pk"))
+    state = (
+        tournament.pk, tournament.status, tournament.format, tournament.format_config, tournament.points_by_place,
+        tournament.tiebreaks, sorted(matches.items()), sorted(rounds.items()),
+        [(e.player_id, e.seed_rank, e.withdrawn_at, e.disqualified, str(e.player)) for e in entries],
+    )
+    return f"standings:{tournament.pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
+
+
+def _standings_rows(tournament: Tournament, entries: list) -> list[tuple]:
+    """The standings computed from every public table: (rank, player id, match points, game
+    score, tie-breaks, explanation, played, withdrawn, reached) a line."""
     tables, byes = tournament_table_results(tournament)
     fmt = tournament_format(tournament)
     rows = standings_algo.standings(
@@ -101,16 +137,15 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
         for p in table.seats:
             played[p] = played.get(p, 0) + 1
     return [
-        StandingLine(
-            rank=row.rank,
-            player=by_id[row.entrant].player,
-            match_points=standings_algo.json_number(row.match_points),
-            game_score=standings_algo.json_number(row.game_score),
-            tiebreaks={k: None if v is None else standings_algo.json_number(v) for k, v in row.tiebreak_values.items()},
-            explanation=row.explanation,
-            played=played.get(row.entrant, 0),
-            withdrawn=not by_id[row.entrant].active,
-            reached=row.reached,
+        (
+            row.rank, row.entrant,
+            standings_algo.json_number(row.match_points),
+            standings_algo.json_number(row.game_score),
+            {k: None if v is None else standings_algo.json_number(v) for k, v in row.tiebreak_values.items()},
+            row.explanation,
+            played.get(row.entrant, 0),
+            not by_id[row.entrant].active,
+            row.reached,
         )
         for row in rows
     ]

@@ -459,3 +459,36 @@ def test_the_bracket_orders_the_rows_and_the_tie_breaks_order_each_level_as_befo
         else:  # within a level, the order and ties the tie-breaks gave before
             assert plain[upper.entrant].rank <= plain[lower.entrant].rank
             assert (upper.rank == lower.rank) == (plain[upper.entrant].rank == plain[lower.entrant].rank)
+
+
+# --- kept in the cache (selectors.tournament_standings) ---------------------------------------
+
+@pytest.mark.django_db
+def test_standings_are_computed_once_per_state_and_again_after_any_change(monkeypatch):
+    from tournaments import selectors
+    from tournaments.models import Entry
+    from tournaments.services.players import player_update
+    from tournaments.services.tournaments import entry_withdraw, tournament_start
+
+    from .helpers import bot_players, make_tournament, play_out
+
+    tournament = make_tournament(bot_players(5), format="swiss", format_config={"rounds": 2}, slug="kept",
+                                 table_size=4)
+    tournament_start(tournament=tournament)
+    computed = []
+    compute = selectors._standings_rows
+    monkeypatch.setattr(selectors, "_standings_rows", lambda t, e: computed.append(1) or compute(t, e))
+    first = selectors.tournament_standings(tournament)
+    assert selectors.tournament_standings(tournament) == first and len(computed) == 1  # the second read: kept
+    # A withdrawal is in the next read...
+    gone = first[-1].player
+    entry_withdraw(entry=Entry.objects.get(tournament=tournament, player=gone))
+    after = {line.player.pk: line for line in selectors.tournament_standings(tournament)}
+    assert after[gone.pk].withdrawn is True and len(computed) == 2
+    # ...and results...
+    play_out(tournament)
+    assert sum(line.played for line in selectors.tournament_standings(tournament)) > 0 and len(computed) == 3
+    # ...and a player's new name.
+    player_update(player=first[0].player, display_name="The Champion")
+    names = [str(line.player) for line in selectors.tournament_standings(tournament)]
+    assert "The Champion" in names and len(computed) == 4
