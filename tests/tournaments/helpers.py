@@ -93,3 +93,16 @@ def parse_events(body: bytes) -> list[dict]:
         if "event" in event:
             out.append(event)
     return out
+
+
+def error(answer) -> dict:
+    """An API refusal's ``error`` object: ``code``, ``message`` and, when fields are at fault,
+    ``fields`` (docs/api.md, "Errors")."""
+    body = answer.json()
+    assert set(body) == {"error"}, body
+    return body["error"]
+
+
+def fields(answer) -> dict[str, list[str]]:
+    """The fields at fault of an API refusal, each with its messages ({} when none)."""
+    return error(answer).get("fields", {})

@@ -18,7 +18,7 @@ from tournaments.services.players import player_create
 from tournaments.services.results import result_confirm, result_submit
 from tournaments.services.tournaments import tournament_start
 
-from .helpers import bot_players, make_tournament, play_out
+from .helpers import bot_players, fields, make_tournament, play_out
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
@@ -51,10 +51,10 @@ def test_visitors_browse_but_cannot_change_anything(visitor):
 def test_a_bad_tournament_is_refused_naming_the_field(organiser):
     answer = create_tournament(organiser, table_size=9)
     assert answer.status_code == 400
-    assert "3 to 6" in answer.json()["table_size"][0]
+    assert "3 to 6" in fields(answer)["table_size"][0]
     answer = create_tournament(organiser, options={"ante": -1})
     assert answer.status_code == 400
-    assert "ante" in answer.json()["options"][0]
+    assert "ante" in fields(answer)["options"][0]
 
 
 def test_a_duplicate_player_name_is_refused(organiser):
@@ -62,7 +62,7 @@ def test_a_duplicate_player_name_is_refused(organiser):
     assert organiser.post("/api/players/", body, format="json").status_code == 201
     answer = organiser.post("/api/players/", body, format="json")
     assert answer.status_code == 400
-    assert "already exists" in answer.json()["name"][0]
+    assert "already exists" in fields(answer)["name"][0]
 
 
 def test_an_organiser_runs_a_bot_tournament_and_everyone_reads_the_results(organiser, visitor):
@@ -72,7 +72,7 @@ def test_an_organiser_runs_a_bot_tournament_and_everyone_reads_the_results(organ
     for player in bot_players(8):
         assert organiser.post(f"/api/tournaments/{tid}/entries/", {"player": player.pk}, format="json").status_code == 201
     again = organiser.post(f"/api/tournaments/{tid}/entries/", {"player": player.pk}, format="json")
-    assert again.status_code == 400 and "already entered" in again.json()["player"][0]
+    assert again.status_code == 400 and "already entered" in fields(again)["player"][0]
 
     started = organiser.post(f"/api/tournaments/{tid}/start/")
     assert started.json()["status"] == "running"
@@ -126,9 +126,9 @@ def test_reported_results_through_the_api(organiser):
     same = organiser.post(url, {"scores": [5, 0, 0, -5], "places": [1, 2, 2, 4]}, format="json")
     assert same.status_code == 200 and same.json()["id"] == first.json()["id"]
     other = organiser.post(url, {"scores": [-5, 0, 0, 5], "places": [4, 2, 2, 1]}, format="json")
-    assert other.status_code == 409 and "awaits confirmation" in other.json()["scores"][0]
+    assert other.status_code == 409 and "awaits confirmation" in fields(other)["scores"][0]
     bad = organiser.post(url, {"scores": [1, 2], "places": [1, 2]}, format="json")
-    assert bad.status_code == 400 and "4 integers" in bad.json()["scores"][0]
+    assert bad.status_code == 400 and "4 integers" in fields(bad)["scores"][0]
 
     referee = APIClient()
     referee.force_authenticate(get_user_model().objects.create_user("referee"))
@@ -157,7 +157,7 @@ def test_a_league_through_the_api(organiser, visitor):
     season = organiser.post(f"/api/leagues/{league}/seasons/")
     assert season.status_code == 201 and len(season.json()["divisions"]) == 2  # 6 players: two divisions of 3
     again = organiser.post(f"/api/leagues/{league}/seasons/")
-    assert again.status_code == 409 and "still being played" in again.json()["season"][0]
+    assert again.status_code == 409 and "still being played" in fields(again)["season"][0]
     assert visitor.get(f"/api/leagues/{league}/seasons/").json()["count"] == 1
 
 
@@ -172,7 +172,7 @@ def test_an_http_bot_on_the_services_own_network_is_refused(organiser, url):
     body = {"name": "sneaky", "kind": "bot", "bot_kind": "http", "bot_config": {"url": url}}
     answer = organiser.post("/api/players/", body, format="json")
     assert answer.status_code == 400
-    assert "not a public address" in answer.json()["bot_config"][0]
+    assert "not a public address" in fields(answer)["bot_config"][0]
 
 
 def test_listed_hosts_may_be_private_and_other_bots_are_called_at_public_addresses_only(organiser, settings):
@@ -204,7 +204,7 @@ def test_an_organiser_retries_a_match_that_was_given_up_but_not_a_finished_one(
 
     play_out(Tournament.objects.get(pk=tournament["id"]))
     answer = organiser.post(f"/api/matches/{match.pk}/retry/")
-    assert answer.status_code == 409 and "finished" in answer.json()["status"][0]
+    assert answer.status_code == 409 and "finished" in fields(answer)["status"][0]
 
 
 # --- the bot matches a request makes go to the workers -------------------------------------------

@@ -87,9 +87,55 @@ def operations(schema):
 
 
 def test_the_error_schema_is_the_shape_the_api_sends(openapi):
-    error = openapi["components"]["schemas"]["Error"]
+    schema = openapi["components"]["schemas"]["Error"]
+    # Exactly {"error": {...}}, nothing beside it.
+    assert schema["type"] == "object"
+    assert set(schema["properties"]) == {"error"}
+    assert schema["required"] == ["error"] and schema["additionalProperties"] is False
+    # The error: a code and a message (strings), and the fields at fault when there are any.
+    error = schema["properties"]["error"]
     assert error["type"] == "object"
-    assert error["additionalProperties"]["oneOf"] == [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]
+    assert set(error["properties"]) == {"code", "message", "fields"}
+    assert error["properties"]["code"]["type"] == "string"
+    assert error["properties"]["message"]["type"] == "string"
+    assert sorted(error["required"]) == ["code", "message"] and error["additionalProperties"] is False
+    # fields: each field at fault with its messages, a list of strings.
+    fields = error["properties"]["fields"]
+    assert fields["type"] == "object"
+    assert fields["additionalProperties"] == {"type": "array", "items": {"type": "string"}}
+
+
+@pytest.mark.django_db
+def test_the_api_answers_refusals_in_the_error_schema(openapi, client):
+    """What the API sends validates against the Error schema, and the old shapes would not."""
+    import json
+
+    import jsonschema
+    from django.contrib.auth import get_user_model
+
+    validator = jsonschema.Draft202012Validator(openapi["components"]["schemas"]["Error"])
+    for old in ({"detail": "no"}, {"name": ["blank"]}, {"error": {"message": "no"}},
+                {"error": {"code": "invalid", "message": "no", "fields": {"name": "blank"}}},
+                {"error": {"code": "invalid", "message": "no", "detail": "no"}}):
+        assert not validator.is_valid(old), old
+    post = lambda path, body: client.post(path, json.dumps(body) if not isinstance(body, str) else body,  # noqa: E731
+                                          content_type="application/json")
+    answers = {
+        "not found": client.get("/api/players/999999/"),
+        "no endpoint": client.get("/api/nothing-here/"),
+        "not signed in": post("/api/players/", {"name": "x", "kind": "person"}),
+    }
+    client.force_login(get_user_model().objects.create_user("organiser", is_staff=True))
+    answers["fields at fault"] = post("/api/players/", {"name": "", "kind": "nonsense"})
+    answers["not json"] = post("/api/players/", "{not json")
+    answers["method"] = client.put("/api/players/", "{}", content_type="application/json")
+    seen_fields = False
+    for what, answer in answers.items():
+        assert 400 <= answer.status_code < 500, (what, answer.status_code)
+        body = answer.json()
+        validator.validate(body)
+        seen_fields |= "fields" in body["error"]
+    assert seen_fields
 
 
 def test_every_operation_lists_the_errors_it_can_send(openapi):

@@ -30,15 +30,25 @@ def signed_in(client):
     return client
 
 
-def json_error(response, status):
+def json_error(response, status, code=None):
+    """The answer's ``error`` object, checked against the Error schema (tournaments/api/schema.py):
+    exactly ``{"error": {...}}``; ``code`` and ``message`` non-empty strings; ``fields``, only
+    when present, a non-empty object of lists of strings; nothing else."""
     assert response.status_code == status, response.content[:300]
     assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
     body = json.loads(response.content)
-    # The Error schema: an object of strings or lists of strings.
-    assert isinstance(body, dict) and body
-    for value in body.values():
-        assert isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value))
-    return body
+    assert isinstance(body, dict) and set(body) == {"error"}, body
+    error = body["error"]
+    assert isinstance(error, dict) and set(error) <= {"code", "message", "fields"} and {"code", "message"} <= set(error), error
+    assert isinstance(error["code"], str) and error["code"], error
+    assert isinstance(error["message"], str) and error["message"], error
+    if "fields" in error:
+        assert isinstance(error["fields"], dict) and error["fields"], error
+        for name, messages in error["fields"].items():
+            assert isinstance(name, str) and isinstance(messages, list) and messages, error
+            assert all(isinstance(m, str) for m in messages), error
+    assert error["code"] == (code or errors.CODES[status]), error
+    return error
 
 
 def post_json(client, path, body, **extra):
@@ -49,8 +59,8 @@ def post_json(client, path, body, **extra):
 
 @pytest.mark.parametrize("path", ["/api/nothing-here/", "/api/players/1/nothing/", "/api/tournaments/abc/", "/api/x"])
 def test_an_unknown_api_path_is_a_json_404(client, debug, path):
-    body = json_error(client.get(path), 404)
-    assert path in body["detail"]
+    error = json_error(client.get(path), 404, "not_found")
+    assert path in error["message"] and "fields" not in error
 
 
 def test_an_unknown_api_path_is_a_json_404_for_every_method(client, debug):
@@ -59,13 +69,13 @@ def test_an_unknown_api_path_is_a_json_404_for_every_method(client, debug):
 
 
 def test_a_missing_object_is_a_json_404(client, debug):
-    assert "No Player" in json_error(client.get("/api/players/999999/"), 404)["detail"]
+    assert "No Player" in json_error(client.get("/api/players/999999/"), 404, "not_found")["message"]
 
 
 def test_a_path_without_its_final_slash_is_still_redirected_for_get_and_named_for_post(client, debug):
     answer = client.get("/api/players?kind=bot")
     assert answer.status_code == 301 and answer["Location"] == "/api/players/?kind=bot"
-    assert "/api/players/" in json_error(post_json(client, "/api/players", {}), 404)["detail"]
+    assert "/api/players/" in json_error(post_json(client, "/api/players", {}), 404)["message"]
 
 
 def test_outside_the_api_django_keeps_its_own_404_page(client, debug):
@@ -82,13 +92,13 @@ def test_an_exception_in_a_view_is_a_json_500_logged_with_its_traceback(client, 
 
     monkeypatch.setattr(PlayerViewSet, "list", boom)
     with caplog.at_level(logging.ERROR, logger="django.request"):
-        body = json_error(client.get("/api/players/"), 500)
-    assert body["detail"].startswith("server error")
-    assert "secret internals" not in json.dumps(body) and "Traceback" not in json.dumps(body)
+        error = json_error(client.get("/api/players/"), 500, "server_error")
+    assert error["message"].startswith("server error") and "fields" not in error
+    assert "secret internals" not in json.dumps(error) and "Traceback" not in json.dumps(error)
     logged = [r for r in caplog.records if r.name == "django.request" and r.exc_info]
     assert len(logged) == 1, [r.getMessage() for r in caplog.records]
     assert logged[0].exc_info[0] is RuntimeError
-    reference = body["detail"].rsplit(" ", 1)[-1]
+    reference = error["message"].rsplit(" ", 1)[-1]
     assert reference in logged[0].getMessage()
 
 
@@ -97,7 +107,7 @@ def test_a_500_outside_the_api_is_left_to_django(rf):
     assert middleware.process_exception(rf.get("/admin/"), RuntimeError("x")) is None
     page = errors.server_error(rf.get("/admin/"))
     assert page.status_code == 500 and not page["Content-Type"].startswith("application/json")
-    assert json_error(errors.server_error(rf.get("/api/players/")), 500)["detail"].startswith("server error")
+    assert json_error(errors.server_error(rf.get("/api/players/")), 500)["message"].startswith("server error")
 
 
 def test_django_exceptions_raised_outside_drf_under_the_api_keep_their_status(rf):
@@ -105,29 +115,40 @@ def test_django_exceptions_raised_outside_drf_under_the_api_keep_their_status(rf
     from django.http import Http404
 
     middleware = ApiErrorsMiddleware(lambda request: None)
-    assert json_error(middleware.process_exception(rf.get("/api/x/"), Http404("gone")), 404) == {"detail": "gone"}
-    assert json_error(middleware.process_exception(rf.get("/api/x/"), PermissionDenied("no")), 403) == {"detail": "no"}
+    assert json_error(middleware.process_exception(rf.get("/api/x/"), Http404("gone")), 404) == {
+        "code": "not_found", "message": "gone"}
+    assert json_error(middleware.process_exception(rf.get("/api/x/"), PermissionDenied("no")), 403) == {
+        "code": "permission_denied", "message": "no"}
 
 
 # 400 ----------------------------------------------------------------------------------------
 
 def test_malformed_json_is_a_json_400(signed_in, debug):
-    assert "JSON parse error" in json_error(post_json(signed_in, "/api/players/", "{not json"), 400)["detail"]
+    error = json_error(post_json(signed_in, "/api/players/", "{not json"), 400, "parse_error")
+    assert "JSON parse error" in error["message"] and "fields" not in error
 
 
 def test_an_invalid_field_is_a_400_naming_it(signed_in, debug):
-    body = json_error(post_json(signed_in, "/api/players/", {"name": "", "kind": "nonsense"}), 400)
-    assert set(body) >= {"name", "kind"}
+    error = json_error(post_json(signed_in, "/api/players/", {"name": "", "kind": "nonsense"}), 400, "invalid")
+    assert set(error["fields"]) >= {"name", "kind"}
+    # The message names each field at fault with its first message.
+    for name in ("name", "kind"):
+        assert f"{name}: {error['fields'][name][0]}" in error["message"], error
 
 
 def test_nested_errors_are_flattened_to_dotted_fields():
-    assert errors.error_body({"scores": {1: ["A valid integer is required."]}, "name": ["blank"]}) == {
-        "scores.1": ["A valid integer is required."], "name": ["blank"],
+    assert errors.error_body({"scores": {1: ["A valid integer is required."]}, "name": ["blank"]}, 400) == {
+        "error": {"code": "invalid", "message": "scores.1: A valid integer is required.; name: blank",
+                  "fields": {"scores.1": ["A valid integer is required."], "name": ["blank"]}},
     }
-    assert errors.error_body([{"a": ["x"]}, {}]) == {"0.a": ["x"]}
-    assert errors.error_body(["whole body"]) == {"non_field_errors": ["whole body"]}
-    assert errors.error_body({"detail": "as is"}) == {"detail": "as is"}
-    assert errors.error_body({}) == {"detail": "the request was refused"}
+    assert errors.error_body([{"a": ["x"]}, {}], 400) == {"error": {"code": "invalid", "message": "0.a: x", "fields": {"0.a": ["x"]}}}
+    assert errors.error_body(["whole body"], 400) == {
+        "error": {"code": "invalid", "message": "whole body", "fields": {"non_field_errors": ["whole body"]}},
+    }
+    assert errors.error_body({"detail": "as is"}, 403) == {"error": {"code": "permission_denied", "message": "as is"}}
+    assert errors.error_body("a reason", 409) == {"error": {"code": "conflict", "message": "a reason"}}
+    assert errors.error_body("a reason", 409, "unique") == {"error": {"code": "unique", "message": "a reason"}}
+    assert errors.error_body({}, 400) == {"error": {"code": "invalid", "message": "the request was refused"}}
 
 
 # 413 ----------------------------------------------------------------------------------------
@@ -136,10 +157,10 @@ def test_a_body_over_the_limit_is_a_json_413_before_anything_reads_it(signed_in,
     settings.API_MAX_BODY_BYTES = 1024
     body = {"name": "big", "kind": "bot", "bot_kind": "builtin", "bot_config": {"bot": "random", "pad": "x" * 2000}}
     answer = post_json(signed_in, "/api/players/", body)
-    assert "1024 bytes" in json_error(answer, 413)["detail"]
+    assert "1024 bytes" in json_error(answer, 413, "request_too_large")["message"]
     assert not get_user_model().objects.filter(players__name="big").exists()
     # Also before authentication and routing: an anonymous caller, an unknown path.
-    assert json_error(post_json(signed_in.__class__(), "/api/nothing/", body), 413)
+    assert json_error(post_json(signed_in.__class__(), "/api/nothing/", body), 413, "request_too_large")
 
 
 def test_the_default_limit_is_64_kib(signed_in, debug, settings):
@@ -147,7 +168,7 @@ def test_the_default_limit_is_64_kib(signed_in, debug, settings):
     under = post_json(signed_in, "/api/players/", {"name": "ok", "kind": "person", "display_name": "x" * 100})
     assert under.status_code != 413
     over = post_json(signed_in, "/api/players/", {"name": "no", "kind": "person", "display_name": "x" * 70_000})
-    json_error(over, 413)
+    json_error(over, 413, "request_too_large")
 
 
 def test_djangos_own_upload_limit_is_answered_413_too(signed_in, debug, settings):
@@ -155,7 +176,7 @@ def test_djangos_own_upload_limit_is_answered_413_too(signed_in, debug, settings
     when that is the lower limit, its refusal is a JSON 413 as well, not a 400 page or a 500."""
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 200
     answer = post_json(signed_in, "/api/players/", {"name": "n", "kind": "person", "display_name": "x" * 500})
-    assert "200 bytes" in json_error(answer, 413)["detail"]
+    assert "200 bytes" in json_error(answer, 413, "request_too_large")["message"]
 
 
 def test_the_bytes_actually_read_are_capped_whatever_content_length_says():
@@ -184,5 +205,5 @@ def test_the_middleware_caps_the_stream_of_api_requests_only(settings):
 def test_a_request_django_refuses_before_any_view_is_a_json_400_under_the_api(client, settings):
     """handler400 (DEBUG false): e.g. a Host header not in ALLOWED_HOSTS."""
     settings.DEBUG = False
-    assert json_error(client.get("/api/players/", HTTP_HOST="elsewhere.example"), 400)["detail"]
+    assert json_error(client.get("/api/players/", HTTP_HOST="elsewhere.example"), 400, "invalid")["message"]
     assert not client.get("/admin/", HTTP_HOST="elsewhere.example")["Content-Type"].startswith("application/json")

@@ -11,6 +11,8 @@ from rest_framework.test import APIClient
 from tournaments.services.players import player_create
 from tournaments.services.tokens import token_create
 
+from .helpers import error
+
 pytestmark = [pytest.mark.django_db, pytest.mark.services]  # leg 2: counted in Redis (CACHE_URL)
 
 
@@ -37,7 +39,8 @@ def assert_throttled(answer) -> None:
     assert answer.status_code == 429
     assert answer["Content-Type"] == "application/json"
     assert int(answer["Retry-After"]) >= 1  # whole seconds to wait
-    assert "throttled" in answer.json()["detail"].lower()
+    refusal = error(answer)
+    assert refusal["code"] == "throttled" and "throttled" in refusal["message"].lower()
 
 
 def test_an_anonymous_caller_has_a_budget_per_ip_address(rates):

@@ -26,7 +26,7 @@ from tournaments.services.tournaments import (
     entry_add, entry_disqualify, entry_withdraw, tournament_cancel, tournament_create, tournament_start,
 )
 
-from .helpers import bot_players, make_tournament, play_out
+from .helpers import bot_players, fields, make_tournament, play_out
 
 def refused(check, *args, **kwargs) -> ServiceError:
     with pytest.raises(ServiceError) as err:
@@ -402,7 +402,7 @@ def test_an_http_bot_with_a_url_that_does_not_parse_gets_a_400_not_a_500(organis
     body = {"name": "broken", "kind": "bot", "bot_kind": "http", "bot_config": {"url": "http://[::1"}}
     answer = organiser.post("/api/players/", body, format="json")
     assert answer.status_code == 400
-    assert "does not parse as a URL" in answer.json()["bot_config"][0]
+    assert "does not parse as a URL" in fields(answer)["bot_config"][0]
     assert not Player.objects.exists()
 
 
@@ -413,7 +413,7 @@ def test_a_tournament_with_a_round_interval_of_a_billion_days_gets_a_400_not_a_5
             "format_config": {"rounds": 2}, "round_interval": "999999999 00:00:00"}
     answer = organiser.post("/api/tournaments/", body, format="json")
     assert answer.status_code == 400
-    assert "from 1 minute to 366 days" in answer.json()["round_interval"][0]
+    assert "from 1 minute to 366 days" in fields(answer)["round_interval"][0]
 
 
 @pytest.mark.django_db

@@ -31,6 +31,8 @@ from tournaments.services.players import builtin_bot_get_or_create, player_creat
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
+from .helpers import error, fields
+
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
 # Small matches of every game: a hand or two, a short turn limit.
@@ -207,6 +209,13 @@ def waiting(w: World) -> tuple[int | None, dict | None]:
 
 # --- 1 and 2: whole matches, and who sees what ------------------------------------------------
 
+def refused_without_data(answer) -> dict:
+    """A refusal's error, which carries nothing but itself: no view, none of the match's data."""
+    refusal = error(answer)  # the body is {"error": ...} and nothing else
+    assert set(refusal) <= {"code", "message", "fields"} and "view" not in fields(answer), refusal
+    return refusal
+
+
 def check_spectators(w: World, live: online.Table) -> None:
     """Spectators (anonymous, a stranger, the organiser) see the public view and no seat; a
     seat's owner sees no other seat (a bot's token, tied to it, least of all)."""
@@ -215,7 +224,7 @@ def check_spectators(w: World, live: online.Table) -> None:
         for owner in {w.seats[other] for other in w.online_positions() if other != pos}:
             denied = w.owners[owner].get(f"{w.url}/seats/{pos}/")
             assert denied.status_code == 403, (owner, pos)
-            assert "view" not in denied.json()
+            assert refused_without_data(denied)
     for who, client in (("anonymous", w.anonymous), ("stranger", w.stranger), ("organiser", w.organiser)):
         table = client.get(f"{w.url}/table/")
         assert table.status_code == 200, who
@@ -225,7 +234,7 @@ def check_spectators(w: World, live: online.Table) -> None:
         for pos in w.seats:
             denied = client.get(f"{w.url}/seats/{pos}/")
             assert denied.status_code == 403, (who, pos, denied.status_code)
-            assert "view" not in denied.json() and denied.json()["detail"]
+            assert refused_without_data(denied)["message"]
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -312,7 +321,7 @@ def test_a_whole_online_match_is_played_through_the_seats_api(game, opened, sent
         assert (body["status"], body["turn"], body["waiting_for"]) == ("finished", None, None)
         assert body["view"] == plain(replay.view(pos))
         late = act(w, pos, {"type": "pass"})
-        assert late.status_code == 409 and "over" in late.json()["match"][0]
+        assert late.status_code == 409 and "over" in fields(late)["match"][0]
     assert actions_stored(w) == len(match.record["actions"])
     assert opened == [[w.match.pk]] and sent == []
 
@@ -350,7 +359,7 @@ def test_only_the_seats_owner_reads_it_with_read_and_plays_it_with_play(opened, 
         for pos in positions:
             read = client.get(f"{w.url}/seats/{pos}/")
             assert read.status_code == 403, (who, pos, read.status_code)
-            assert "view" not in read.json() and read.json()["detail"]
+            assert refused_without_data(read)["message"]
 
     no_acts = {"the bot's token": (tied, [ada_seat, builtin_seat]), "read only": (bearer(read_only), everyone),
                "both scopes": (bearer(both), [builtin_seat]), "the organiser (every scope)": (w.organiser, everyone),
@@ -359,7 +368,7 @@ def test_only_the_seats_owner_reads_it_with_read_and_plays_it_with_play(opened, 
         for pos in positions:
             answer = act(w, pos, legal[0], client=client, key="sneaky")
             assert answer.status_code == 403, (who, pos, answer.status_code)
-            assert answer.json()["detail"]
+            assert error(answer)["message"]
     assert w.anonymous.post(f"{w.url}/seats/{turn}/actions/", {"action": legal[0]}, format="json").status_code == 401
     assert actions_stored(w) == live.actions  # none of it moved the match
     assert not MatchAction.objects.filter(idempotency_key="sneaky").exists()
@@ -386,7 +395,7 @@ def test_refused_actions_say_why_and_change_nothing(opened, django_capture_on_co
         body = seat_view(w, pos)
         assert body["status"] == "pending" and body["actions"] == 0
         early = act(w, pos, {"type": "stake", "amount": 1})
-        assert early.status_code == 409 and "not started" in early.json()["match"][0]
+        assert early.status_code == 409 and "not started" in fields(early)["match"][0]
     assert w.anonymous.get(f"{w.url}/table/").json()["status"] == "pending"
     assert actions_stored(w) == 0
     for callback in w.callbacks:  # the start's transaction commits: the task opens it
@@ -407,7 +416,8 @@ def test_refused_actions_say_why_and_change_nothing(opened, django_capture_on_co
     # Out of turn: 409 naming whose turn it is.
     answer = act(w, other, legal[0])
     assert answer.status_code == 409
-    assert answer.json() == {"position": [f"it is seat {turn}'s turn, not seat {other}'s"]}
+    assert error(answer) == {"code": "conflict", "message": f"it is seat {turn}'s turn, not seat {other}'s",
+                             "fields": {"position": [f"it is seat {turn}'s turn, not seat {other}'s"]}}
     unchanged()
 
     # Not legal now: 422 with the engine's own message in "action".
@@ -417,7 +427,7 @@ def test_refused_actions_say_why_and_change_nothing(opened, django_capture_on_co
             w.live().state.apply(illegal)
         answer = act(w, turn, illegal, key=f"bad-{illegal}")
         assert answer.status_code == 422, (illegal, answer.json())
-        assert answer.json() == {"action": [str(refused.value)]}
+        assert error(answer) == {"code": "illegal", "message": str(refused.value), "fields": {"action": [str(refused.value)]}}
         unchanged()
     assert not MatchAction.objects.filter(idempotency_key__startswith="bad-").exists()
 
@@ -427,7 +437,7 @@ def test_refused_actions_say_why_and_change_nothing(opened, django_capture_on_co
                  {"action": {"type": 3}}, {"move": legal[0]}):
         answer = w.client_at(turn).post(url, body, format="json")
         assert answer.status_code == 400, (body, answer.status_code)
-        assert "action" in answer.json(), body
+        assert "action" in fields(answer), body
     unchanged()
 
     # A seat the match does not have: 404, whoever asks.
@@ -444,7 +454,7 @@ def test_refused_actions_say_why_and_change_nothing(opened, django_capture_on_co
     count = actions_stored(w)
     for pos in (ada, bob):
         late = act(w, pos, legal[0])
-        assert late.status_code == 409 and late.json() == {"match": ["the match is over"]}
+        assert late.status_code == 409 and fields(late) == {"match": ["the match is over"]}
     late = w.organiser.post(f"{w.url}/seats/{ada}/forfeit/", {"reason": "gone"}, format="json")
     assert late.status_code == 409
     assert actions_stored(w) == count
@@ -456,7 +466,7 @@ def test_a_cancelled_tournaments_online_match_is_no_longer_played(opened, django
     assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/cancel/").status_code == 200
     count = actions_stored(w)
     answer = act(w, turn, body["view"]["legal_actions"][0])
-    assert answer.status_code == 409 and "cancelled" in answer.json()["match"][0]
+    assert answer.status_code == 409 and "cancelled" in fields(answer)["match"][0]
     assert actions_stored(w) == count
 
 
@@ -475,11 +485,11 @@ def test_people_on_real_tables_do_not_play_through_the_api(opened, sent, django_
     ada = w.position("ada")
     assert w.owners["ada"].get(f"{w.url}/seats/{ada}/").status_code == 409
     answer = act(w, ada, {"type": "pass"})
-    assert answer.status_code == 409 and "not played online" in answer.json()["match"][0]
+    assert answer.status_code == 409 and "not played online" in fields(answer)["match"][0]
     assert w.anonymous.get(f"{w.url}/table/").status_code == 409
     for client, url in ((w.anonymous, f"{w.url}/events/"), (w.owners["ada"], f"{w.url}/seats/{ada}/events/")):
         answer = client.get(url)  # no stream (docs/online.md, "Event streams")
-        assert answer.status_code == 409 and "not played online" in answer.json()["match"][0]
+        assert answer.status_code == 409 and "not played online" in fields(answer)["match"][0]
     assert w.organiser.post(f"{w.url}/seats/{ada}/forfeit/", {"reason": "gone"}, format="json").status_code == 409
     assert Match.objects.get(pk=w.match.pk).status == Match.Status.PENDING and actions_stored(w) == 0
     # ... and reports it as before.
@@ -507,12 +517,12 @@ def test_the_same_idempotency_key_applies_an_action_once(opened, django_capture_
     assert MatchAction.objects.filter(match=w.match, idempotency_key="move-1").count() == 1
 
     other = act(w, turn, legal[1], key="move-1")  # another action under a used key
-    assert other.status_code == 409 and "Idempotency-Key" in other.json()
+    assert other.status_code == 409 and "Idempotency-Key" in fields(other)
     assert actions_stored(w) == count and seat_view(w, turn) == view_after
 
     for bad in ("k" * 65, "tab\there"):
         answer = act(w, turn, legal[0], key=bad)
-        assert answer.status_code == 400 and "Idempotency-Key" in answer.json(), bad
+        assert answer.status_code == 400 and "Idempotency-Key" in fields(answer), bad
     assert actions_stored(w) == count
 
     # Keys are per seat: the other online seat's "move-1" is its own, new action.
@@ -543,9 +553,9 @@ def test_the_retry_of_the_last_move_answers_as_the_first_time(opened, django_cap
     assert actions_stored(w) == count
     # Another action under that key is refused, as is a new move: the match is over.
     other = act(w, turn, {"type": "stand"} if action != {"type": "stand"} else {"type": "hit"}, key=key)
-    assert other.status_code == 409 and "Idempotency-Key" in other.json()
+    assert other.status_code == 409 and "Idempotency-Key" in fields(other)
     fresh = act(w, turn, action, key="never-used")
-    assert fresh.status_code == 409 and fresh.json() == {"match": ["the match is over"]}
+    assert fresh.status_code == 409 and fields(fresh) == {"match": ["the match is over"]}
     assert actions_stored(w) == count
 
 
@@ -566,7 +576,7 @@ def test_an_organiser_forfeits_a_seat_and_the_fallback_bot_plays_it_to_last_plac
                         ("a stranger", w.stranger)):
         answer = client.post(url, {"reason": "left"}, format="json")
         assert answer.status_code == 403, who
-        assert answer.json()["detail"]
+        assert error(answer)["message"]
     assert w.anonymous.post(url, {"reason": "left"}, format="json").status_code == 401
     assert w.organiser.post(url, {}, format="json").status_code == 400
     assert not Seat.objects.get(match=w.match, position=ada).forfeit_reason and audit() == 0
@@ -580,13 +590,13 @@ def test_an_organiser_forfeits_a_seat_and_the_fallback_bot_plays_it_to_last_plac
     assert actions_stored(w) > count
     assert MatchAction.objects.get(match=w.match, seq=count).by == online.BY_FALLBACK
     again = w.organiser.post(url, {"reason": "twice"}, format="json")
-    assert again.status_code == 409 and "already forfeited" in again.json()["position"][0]
+    assert again.status_code == 409 and "already forfeited" in fields(again)["position"][0]
 
     # Her owner still reads her seat, and may no longer play it.
     body = seat_view(w, ada)
     assert body["forfeited"] is True and body["waiting_for"] != ada
     refused = act(w, ada, {"type": "pass"})
-    assert refused.status_code == 409 and "forfeited" in refused.json()["position"][0]
+    assert refused.status_code == 409 and "forfeited" in fields(refused)["position"][0]
 
     # bob plays on alone: the match never waits for ada's seat again.
     turn, _ = play_on(w, rng, skip=(ada,))
@@ -684,7 +694,7 @@ def test_remote_bots_play_online_only_and_external_bots_play_in_either(settings)
     # A remote bot is registered without a bot_config: nothing of its author's runs here.
     with_config = bob.post("/api/players/", {"name": "rb", "kind": "bot", "bot_kind": "remote",
                                              "bot_config": {"url": "https://bots.example.org/x"}}, format="json")
-    assert with_config.status_code == 400 and "bot_config" in with_config.json()
+    assert with_config.status_code == 400 and "bot_config" in fields(with_config)
     plain_remote = bob.post("/api/players/", {"name": "rb", "kind": "bot", "bot_kind": "remote"}, format="json")
     assert plain_remote.status_code == 201 and plain_remote.json()["bot_kind"] == "remote"
 
@@ -701,7 +711,7 @@ def test_remote_bots_play_online_only_and_external_bots_play_in_either(settings)
 
     for client in (bob, w.owners["bob-bot"]):  # bob, and his bot's own token
         refused = enter(offline, w.players["bob-bot"], client)
-        assert refused.status_code == 400 and "remote bot" in refused.json()["player"][0]
+        assert refused.status_code == 400 and "remote bot" in fields(refused)["player"][0]
     assert enter(online_, w.players["bob-bot"], w.owners["bob-bot"]).status_code == 201
     for bot, client in ((http, bob), (program, session(root))):  # a worker asks them between online turns
         assert enter(online_, bot, client).status_code == 201, bot.name
@@ -717,7 +727,7 @@ def test_online_duplicate_play_is_refused_at_creation():
     body = {"name": "Dup", "game": "stoppa", "table_size": 4, "format": "swiss", "format_config": {"rounds": 1},
             "options": {"hands": 1}, "duplicate": True}
     refused = w.organiser.post("/api/tournaments/", {**body, "slug": "dup-online", "online": True}, format="json")
-    assert refused.status_code == 400 and "duplicate" in refused.json()
+    assert refused.status_code == 400 and "duplicate" in fields(refused)
     assert not Tournament.objects.filter(slug="dup-online").exists()
     assert w.organiser.post("/api/tournaments/", {**body, "slug": "dup", "online": False},
                             format="json").status_code == 201
@@ -794,7 +804,7 @@ def test_the_list_of_ones_seats_shows_ones_own_seats_only(opened, django_capture
     assert listed(w.stranger) == [] and listed(w.organiser) == []
     assert w.anonymous.get("/api/seats/").status_code == 401
     refused = bearer(read_only).get("/api/seats/?your_turn=maybe")
-    assert refused.status_code == 400 and "your_turn" in refused.json()
+    assert refused.status_code == 400 and "your_turn" in fields(refused)
 
 
 def test_a_bots_owner_cannot_read_its_seat_of_a_match_the_workers_play(sent):
@@ -817,7 +827,7 @@ def test_a_bots_owner_cannot_read_its_seat_of_a_match_the_workers_play(sent):
     bob_client = bearer(secret)
     for url in (f"/api/matches/{match.pk}/seats/{position}/", f"/api/matches/{match.pk}/table/"):
         answer = bob_client.get(url)
-        assert answer.status_code == 409 and "view" not in answer.json(), url
+        assert answer.status_code == 409 and refused_without_data(answer), url
     acted = bob_client.post(f"/api/matches/{match.pk}/seats/{position}/actions/", {"action": {"type": "pass"}},
                             format="json")
     assert acted.status_code == 409 and not MatchAction.objects.filter(match=match).exists()

@@ -24,6 +24,7 @@ from tournaments.services.tournaments import entry_add, tournament_create, tourn
 
 from ..bots.helpers import MISBEHAVE
 from ..bots.test_http import random_player, serve
+from .helpers import error
 
 pytestmark = [pytest.mark.django_db]
 
@@ -263,5 +264,5 @@ def test_nobody_posts_an_action_for_an_external_bots_seat(bot_url):
     before = MatchAction.objects.filter(match=match).count()
     answer = owner.post(f"/api/matches/{match.pk}/seats/{position}/actions/", {"action": legal[0]}, format="json")
     assert answer.status_code == 409
-    assert "played by its bot" in json.dumps(answer.json())
+    assert "played by its bot" in error(answer)["message"]
     assert MatchAction.objects.filter(match=match).count() == before

@@ -1,12 +1,15 @@
-"""What the API answers when a request fails: always JSON, whatever DEBUG is.
+"""What the API answers when a request fails: always JSON, whatever DEBUG is, in one shape
+(the ``Error`` schema of ``/api/schema/``, tournaments/api/schema.py)::
 
-Every error body is an object whose values are strings or lists of strings (the ``Error``
-schema of ``/api/schema/``, tournaments/api/schema.py):
+    {"error": {"code": "conflict", "message": "the match is over", "fields": {"match": ["the match is over"]}}}
 
-* ``{"detail": "..."}``: the request as a whole (401, 403, 404, 409, 413, 429, 500, and a
-  400 for a body that is not JSON);
-* ``{"<field>": ["message", ...], ...}``: the fields at fault (400); ``non_field_errors`` for
-  the body as a whole, dotted names for nested ones (``scores.1``, ``options.hands``).
+* ``code``: what kind of refusal, for programs (CODES below, and the services' own: ``unique``,
+  ``illegal``...);
+* ``message``: a sentence for people: the reason, or the fields at fault with their first
+  message;
+* ``fields`` (400, 409, 422 when a field is at fault): each field at fault with its messages;
+  ``non_field_errors`` for the body as a whole, dotted names for nested ones (``scores.1``,
+  ``options.hands``).
 
 Service errors (tournaments.services.ServiceError) name their field; their code picks the
 status (``conflict`` 409, ``forbidden`` 403, ``illegal`` 422, ``not_found`` 404, anything else 400).
@@ -87,24 +90,48 @@ def flatten(detail, prefix: str = "", out: dict | None = None) -> dict[str, list
     return out
 
 
-def error_body(data) -> dict:
-    """Any error payload in the documented shape: string values stay (``detail``), anything
-    else becomes lists of strings; an empty payload still says something."""
-    if isinstance(data, dict):
-        body: dict = {}
-        for key, value in data.items():
-            if isinstance(value, str):
-                body[str(key)] = value
-            else:
-                flatten(value, str(key), body)
+# The code of a refusal with no more specific one, by status.
+CODES = {
+    400: "invalid", 401: "not_authenticated", 403: "permission_denied", 404: "not_found",
+    405: "method_not_allowed", 406: "not_acceptable", 409: "conflict", 413: "request_too_large",
+    415: "unsupported_media_type", 422: "illegal", 429: "throttled", 500: "server_error",
+}
+
+
+def error_body(data, status_code: int, code: str | None = None) -> dict:
+    """Any refusal in the one documented shape: a message for the request as a whole (a
+    string, or DRF's ``{"detail": ...}``) or the fields at fault (anything else, flattened)."""
+    message, fields = None, {}
+    if isinstance(data, str):
+        message = data
+    elif isinstance(data, dict) and set(data) == {"detail"} and isinstance(data["detail"], str):
+        message = data["detail"]
     else:
-        body = flatten(data)
-    return body or {"detail": "the request was refused"}
+        fields = flatten(data)
+    if message is None:
+        message = "; ".join(f"{name}: {messages[0]}" if name != api_settings.NON_FIELD_ERRORS_KEY else messages[0]
+                            for name, messages in fields.items() if messages) or "the request was refused"
+    error = {"code": code or CODES.get(status_code, "invalid"), "message": message}
+    if fields:
+        error["fields"] = fields
+    return {"error": error}
+
+
+def _code_of(exc) -> str | None:
+    """DRF's code for its own refusals (not_authenticated, authentication_failed, throttled,
+    parse_error...); None for a validation error (the status says it)."""
+    if isinstance(exc, exceptions.ValidationError):
+        return None
+    return getattr(exc, "default_code", None)
 
 
 def exception_handler(exc, context):
     if isinstance(exc, ServiceError):
-        return Response(exc.as_dict(), status=STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST))
+        status_code = STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST)
+        # Its message is the sentence; its field, if it names one, is the field at fault.
+        body = error_body(exc.as_dict() if exc.field else exc.message, status_code, exc.code)
+        body["error"]["message"] = exc.message
+        return Response(body, status=status_code)
     # Django refusing to read the body (DATA_UPLOAD_MAX_MEMORY_SIZE and its siblings) is a
     # SuspiciousOperation, which DRF would let through as a 500 with DEBUG or an HTML 400.
     if isinstance(exc, RequestDataTooBig):
@@ -113,12 +140,12 @@ def exception_handler(exc, context):
         exc = exceptions.ParseError(str(exc))
     response = drf_exception_handler(exc, context)
     if response is not None:
-        response.data = error_body(response.data)
+        response.data = error_body(response.data, response.status_code, _code_of(exc))
     return response
 
 
-def error_response(status_code: int, detail: str, **headers) -> JsonResponse:
-    response = JsonResponse({"detail": detail}, status=status_code)
+def error_response(status_code: int, message: str, code: str | None = None, **headers) -> JsonResponse:
+    response = JsonResponse(error_body(message, status_code, code), status=status_code)
     for name, value in headers.items():
         response[name.replace("_", "-")] = value
     return response

@@ -51,16 +51,31 @@ ERROR = "Error"
 #: The body of every error answer (tournaments/api/errors.py).
 ERROR_SCHEMA = {
     "type": "object",
-    "description": (
-        'Why the request failed: `{"detail": "..."}` for the request as a whole, or the fields at fault, '
-        'each with its messages (`{"<field>": ["message", ...]}`; `non_field_errors` for the body as a whole, '
-        "dotted names for nested fields)."
-    ),
-    "properties": {"detail": {"type": "string", "description": "what went wrong with the request as a whole"}},
-    "additionalProperties": {
-        "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}],
+    "description": "Why the request failed (docs/api.md, \"Errors\").",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {
+                "code": {"type": "string", "description": "the kind of refusal, for programs: invalid, unique, "
+                                                          "not_authenticated, authentication_failed, "
+                                                          "permission_denied, forbidden, not_found, "
+                                                          "method_not_allowed, conflict, illegal, "
+                                                          "request_too_large, unsupported_media_type, "
+                                                          "parse_error, throttled, server_error..."},
+                "message": {"type": "string", "description": "the reason, for people"},
+                "fields": {
+                    "type": "object", "description": "the fields at fault, each with its messages "
+                                                     "(non_field_errors: the body as a whole; dotted names for "
+                                                     "nested fields)",
+                    "additionalProperties": {"type": "array", "items": {"type": "string"}},
+                },
+            },
+            "required": ["code", "message"],
+            "additionalProperties": False,
+        },
     },
-    "minProperties": 1,
+    "required": ["error"],
+    "additionalProperties": False,
 }
 
 DESCRIPTIONS = {

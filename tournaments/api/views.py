@@ -11,7 +11,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import authentication, generics, mixins, permissions as drf_permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -105,8 +105,7 @@ class OrganisersMixin:
         data = self.valid(s.OrganiserSerializer)
         user = get_user_model().objects.filter(username=data["username"], is_active=True).first()
         if user is None:
-            return Response({"username": [f"no account {data['username']!r}"]},
-                            status=status.HTTP_400_BAD_REQUEST)
+            raise ValidationError({"username": [f"no account {data['username']!r}"]})
         event.organisers.add(user)
         return Response({"username": user.get_username()}, status=status.HTTP_201_CREATED)
 
@@ -368,7 +367,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         match = self.get_object()
         ok, why = selectors.replay_available(match)
         if not ok:
-            return Response({"detail": why}, status=status.HTTP_409_CONFLICT)
+            raise ServiceError(why, code="conflict")
         if match.record is None:  # reported by people: no engine record to replay
             return Response({"format": s.REPLAY_FORMAT, "match": match.pk, "record": None, "log": None})
         return Response({"format": s.REPLAY_FORMAT, "match": match.pk, "record": match.record,

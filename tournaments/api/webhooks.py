@@ -7,6 +7,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema
 from rest_framework import mixins, permissions, serializers, status
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.generics import get_object_or_404
 from rest_framework.response import Response
 
@@ -78,8 +79,7 @@ class WebhookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         if {"tournament", "league"} & set(data):
-            return Response({"tournament": ["a webhook's event does not change: make another"]},
-                            status=status.HTTP_400_BAD_REQUEST)
+            raise ValidationError({"tournament": ["a webhook's event does not change: make another"]})
         hook = webhooks.webhook_update(webhook=hook, url=data.get("url"), events=data.get("events"),
                                        active=data.get("active"))
         return Response(WebhookSerializer(hook).data)
