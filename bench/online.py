@@ -565,6 +565,11 @@ def report(args, options: dict, seats: list[dict], results: list[dict], started:
         print("  CPU per move:               " + "  ".join(f"{name} {seconds / len(applied) * 1000:.1f} ms"
                                                             for name, seconds in groups.items())
               + f"  (machine {busy:.0%} busy, {os.cpu_count()} cores)")
+        # Another process's work (a test suite, a build) slows the server and the clients
+        # alike: the figures of such a run are not the server's.
+        share = groups["other"] / (wall * (os.cpu_count() or 1)) if wall else 0.0
+        if share > 0.1:
+            print(f"  note: other processes took {share:.0%} of the machine meanwhile: these figures are disturbed")
     if errors:
         print(f"  errors: {', '.join(f'{kind} x{n}' for kind, n in sorted(errors.items()))}; the first ones:")
         for message in [m for r in results for m in r["messages"]][:ERRORS_KEPT]:

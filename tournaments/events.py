@@ -14,12 +14,17 @@ Two hubs, chosen by the ``EVENTS_REDIS_URL`` setting:
 
 * **in-process** (unset, the embedded default): publishing wakes the waiters of this process.
   Enough for ``runserver`` and the tests, where the moves and the streams share a process.
-* **Redis** (set; it defaults to a ``redis://`` CELERY_BROKER_URL): publishing is a Redis
-  ``PUBLISH`` from whichever process committed (a web request, a Celery worker's timeout);
-  each web process runs one listener thread (``PSUBSCRIBE``) that wakes its own waiters.
+* **Redis** (set; it defaults to a ``redis://`` CELERY_BROKER_URL): publishing is one Redis
+  ``PUBLISH`` per commit, naming its channels, from whichever process committed (a web request,
+  a Celery worker's timeout); each web process runs one listener thread (``SUBSCRIBE``) that
+  wakes its own waiters.
 
 A waiter is registered *before* its stream first reads the database and is only cleared when
-it wakes, so a notification published while the stream reads is never missed.
+it wakes, so a notification published while the stream reads is never missed. A :class:`Mark`
+counts a channel's notifications for whoever shares reads between streams (tournaments.feeds:
+one read of a match per change, whichever of its streams wakes first): every mark of a
+notification is counted before any waiter of it wakes, so a woken stream always sees the count
+that its notification added.
 """
 
 from __future__ import annotations
@@ -36,7 +41,10 @@ from django.db import transaction
 
 log = logging.getLogger(__name__)
 
-PREFIX = "mazziere:events:"
+# The one Redis channel of the notifications: each message is the names of the channels one
+# commit notifies, separated by spaces (one message per commit, not one per channel: a move
+# notifies its match and each online seat's owner, and every web process parses every message).
+REDIS_CHANNEL = "mazziere:events"
 
 
 def match_channel(match_id: int) -> str:
@@ -74,7 +82,8 @@ class Waiter:
     async def wait_async(self, timeout: float) -> bool:
         """:meth:`wait` for a coroutine on the waiter's loop."""
         try:
-            await asyncio.wait_for(self._async_flag.wait(), timeout)
+            async with asyncio.timeout(timeout):  # no task of its own, unlike wait_for
+                await self._async_flag.wait()
             woke = True
         except TimeoutError:
             woke = False
@@ -83,12 +92,28 @@ class Waiter:
         return woke
 
 
+class Mark:
+    """How many notifications of its channels this process has heard (``count``), counted by
+    the hub before it wakes any waiter of the same notification."""
+
+    def __init__(self, channels: frozenset[str]) -> None:
+        self.channels = channels
+        self.count = 0
+        self._lock = threading.Lock()  # two publishing threads must not lose a count
+
+    def wake(self) -> None:
+        with self._lock:
+            self.count += 1
+
+
 class LocalHub:
-    """The waiters of this process, by channel; ``publish`` wakes them."""
+    """The waiters and marks of this process, by channel; ``publish`` counts the marks, then
+    wakes the waiters."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[Waiter]] = defaultdict(set)
+        self._marks: dict[str, set[Mark]] = defaultdict(set)
 
     def listen(self, channels: Iterable[str], *, loop: asyncio.AbstractEventLoop | None = None) -> Waiter:
         waiter = Waiter(frozenset(channels), loop)
@@ -97,24 +122,41 @@ class LocalHub:
                 self._waiters[channel].add(waiter)
         return waiter
 
-    def forget(self, waiter: Waiter) -> None:
+    def mark(self, channels: Iterable[str]) -> Mark:
+        """A new :class:`Mark` of ``channels``, counted until :meth:`forget`."""
+        mark = Mark(frozenset(channels))
+        with self._lock:
+            for channel in mark.channels:
+                self._marks[channel].add(mark)
+        return mark
+
+    def forget(self, waiter: Waiter | Mark) -> None:
+        registry = self._marks if isinstance(waiter, Mark) else self._waiters
         with self._lock:
             for channel in waiter.channels:
-                waiting = self._waiters.get(channel)
+                waiting = registry.get(channel)
                 if waiting is not None:
                     waiting.discard(waiter)
                     if not waiting:
-                        del self._waiters[channel]
+                        del registry[channel]
 
     def wake(self, channels: Iterable[str]) -> None:
         with self._lock:
+            marks = {m for channel in channels for m in self._marks.get(channel, ())}
             woken = {w for channel in channels for w in self._waiters.get(channel, ())}
-        for waiter in woken:
-            waiter.wake()
+        self._wake(marks, woken)
 
     def wake_all(self) -> None:
         with self._lock:
+            marks = {m for marked in self._marks.values() for m in marked}
             woken = {w for waiting in self._waiters.values() for w in waiting}
+        self._wake(marks, woken)
+
+    @staticmethod
+    def _wake(marks: set[Mark], woken: set[Waiter]) -> None:
+        # Marks first: a stream woken by this notification must find it counted.
+        for mark in marks:
+            mark.wake()
         for waiter in woken:
             waiter.wake()
 
@@ -122,6 +164,12 @@ class LocalHub:
         """How many waiters are registered (for tests and the health of a process)."""
         with self._lock:
             return len({w for waiting in self._waiters.values() for w in waiting})
+
+    def marked(self) -> int:
+        """How many marks are registered (for tests: a match's shared reader goes with its
+        last stream)."""
+        with self._lock:
+            return len({m for marked in self._marks.values() for m in marked})
 
     def publish(self, channels: Iterable[str]) -> None:
         self.wake(channels)
@@ -148,11 +196,11 @@ class RedisHub(LocalHub):
         return self._client
 
     def publish(self, channels: Iterable[str]) -> None:
+        channels = list(channels)
+        if not channels:
+            return
         try:
-            with self._redis().pipeline(transaction=False) as pipe:
-                for channel in channels:
-                    pipe.publish(PREFIX + channel, b"")
-                pipe.execute()
+            self._redis().publish(REDIS_CHANNEL, " ".join(channels).encode())
         except Exception:  # noqa: BLE001 - the change is committed; streams will read it on their next look
             log.warning("event notification for %s not published", list(channels), exc_info=True)
 
@@ -174,12 +222,12 @@ class RedisHub(LocalHub):
         while True:
             try:
                 pubsub = redis.Redis.from_url(self.url, socket_connect_timeout=5).pubsub(ignore_subscribe_messages=True)
-                pubsub.psubscribe(PREFIX + "*")
+                pubsub.subscribe(REDIS_CHANNEL)
                 self.wake_all()  # (re)connected: whatever was published while away is read again
                 for message in pubsub.listen():
-                    channel = message.get("channel")
-                    if isinstance(channel, bytes) and message.get("type") == "pmessage":
-                        self.wake([channel.decode()[len(PREFIX):]])
+                    data = message.get("data")
+                    if isinstance(data, bytes) and message.get("type") == "message":
+                        self.wake(data.decode().split())
             except Exception:  # noqa: BLE001 - Redis restarted or unreachable: try again shortly
                 log.warning("event listener lost Redis at %s; retrying", self.url, exc_info=True)
                 time.sleep(1.0)

@@ -171,18 +171,18 @@ def test_only_a_seats_owner_streams_its_events(opened, django_capture_on_commit_
         for accept in ("text/event-stream", "application/json"):
             answer = client.get(f"{w.url}/seats/{pos}/events/?follow=false", HTTP_ACCEPT=accept)
             assert answer.status_code == 403 and not answer.streaming, who
-            assert set(answer.json()) == {"detail"}
+            assert set(answer.json()) == {"error"} and answer.json()["error"]["code"] == "permission_denied"
     assert w.anonymous.get(f"{w.url}/seats/{ada}/events/?follow=false").status_code in (401, 403)
     assert read(bearer(read_only), f"{w.url}/seats/{ada}/events/?follow=false")[0] == 200
     assert w.owners["ada"].get(f"{w.url}/seats/7/events/").status_code == 404
     assert w.owners["ada"].get("/api/matches/999999/seats/0/events/").status_code == 404
     bad = w.owners["ada"].get(f"{w.url}/seats/{ada}/events/?follow=sometimes")
-    assert bad.status_code == 400 and "follow" in bad.json()
+    assert bad.status_code == 400 and "follow" in bad.json()["error"]["fields"]
     # Refusals are JSON, whatever the client asked for.
     for query in ("", "?format=event-stream"):
         answer = w.stranger.get(f"{w.url}/seats/{ada}/events/{query}", HTTP_ACCEPT="text/event-stream")
         assert answer.status_code == 403 and answer["Content-Type"] == "application/json"
-        assert answer.json()["detail"] == "only the seat's player's owner sees its cards"
+        assert answer.json()["error"]["message"] == "only the seat's player's owner sees its cards"
 
 
 def test_a_cancelled_tournaments_streams_end_and_its_turns_are_gone(opened, django_capture_on_commit_callbacks):

@@ -3,7 +3,8 @@
 A stream is a feed (tournaments.feeds: what to send, read from the database) woken by the
 events hub (tournaments.events: that something changed). Under ASGI (uvicorn, a deployment)
 the stream is an async generator: a connection waits on the event loop, not in a thread, and
-each read of the database runs in the thread pool. Under WSGI (``runserver``, the test
+each read of the database runs in the thread pool (one per change for the streams of a match
+that wake together: the others wait for it on the loop). Under WSGI (``runserver``, the test
 server) it is a plain generator holding its thread. Either way: every event of the feed, a
 keep-alive comment after ``EVENTS_KEEPALIVE_SECONDS`` of silence, a look at the database
 every ``EVENTS_POLL_SECONDS`` whatever the hub says, and the end after ``STREAM_MAX_SECONDS``
@@ -149,16 +150,39 @@ def _sync_stream(feed, follow: bool):
         hub.forget(waiter)
 
 
+async def _poll_async(feed) -> list[bytes]:
+    """One look of ``feed`` from the event loop. A feed whose match another stream of this
+    process has read since the notification (tournaments.feeds.MatchReader) answers on the
+    loop, without a thread; so does one whose read another stream of the loop has set out to
+    make, once that read is done. Else the look runs in a thread of the pool."""
+    poll = sync_to_async(_poll_in_pool, thread_sensitive=False)
+    if not hasattr(feed, "poll_cached"):
+        return await poll(feed)
+    got = feed.poll_cached()
+    if got is None:
+        future, mine = feed.claim()
+        if mine:
+            try:
+                return await poll(feed)
+            finally:
+                future.set_result(None)
+        # Shielded: a waiter that goes away must not cancel the read the others await.
+        await asyncio.shield(asyncio.wrap_future(future))
+        got = feed.poll_cached()
+        if got is None:  # notified again meanwhile, or the read failed: a look of its own
+            return await poll(feed)
+    return [encode(event) for event in got]
+
+
 async def _async_stream(feed, follow: bool):
     hub = events.hub()
     waiter = hub.listen(feed.channels, loop=asyncio.get_running_loop())
-    poll = sync_to_async(_poll_in_pool, thread_sensitive=False)
     pace = _Pace(feed, follow)
     try:
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
         while True:
             try:
-                chunks = await poll(feed)
+                chunks = await _poll_async(feed)
             except DatabaseError:
                 _failed()
                 return
