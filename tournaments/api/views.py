@@ -417,12 +417,15 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def act(self, request, pk=None, position=None):
         """Play this seat's action (one of its legal_actions). 422: not legal now, the engine's
         reason; 409: not this seat's turn, the match over or not started."""
-        match = self._online_match()
-        seat = self._seat(match, position)
-        require(rules.acts_for(self.caller, seat.player), "only the seat's player's owner acts for it")
+        # Every move of every online seat comes here: the service loads and locks the match and
+        # its seats once, and asks who may act for the seat there (nothing is read twice).
+        if not str(pk).isdigit():
+            raise NotFound(f"no match {pk}")
         data = self.valid(s.SeatActionSerializer)
-        acted = online.seat_act(match_id=match.pk, position=seat.position, action=data["action"],
-                                idempotency_key=request.headers.get("Idempotency-Key", ""), actor=request.user)
+        caller = self.caller
+        acted = online.seat_act(match_id=int(pk), position=int(position), action=data["action"],
+                                idempotency_key=request.headers.get("Idempotency-Key", ""), actor=request.user,
+                                may_act=lambda player: rules.acts_for(caller, player))
         dispatch.send_progress(acted.progress)
         return Response({"seq": acted.seq, "action": acted.action, "repeated": acted.repeated})
 

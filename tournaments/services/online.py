@@ -557,10 +557,12 @@ def _tell_finish(table: Table) -> None:
 
 
 def seat_act(*, match_id: int, position: int, action: object, idempotency_key: str = "",
-             actor=None) -> Acted:
+             actor=None, may_act=None) -> Acted:
     """Apply ``action`` for the seat at ``position`` of an online match, then let the service's
-    seats move up to the next online turn; the match's last action records it. The caller has
-    checked that ``actor`` acts for the seat's player (tournaments.permissions.acts_for).
+    seats move up to the next online turn; the match's last action records it. ``may_act``
+    (the seat's player -> whether the caller acts for it: tournaments.permissions.acts_for) is
+    asked as soon as the seat is loaded, before anything else is said of the seat: refused
+    (forbidden) if not.
 
     Refused: an action that is not legal now (``illegal``: the engine's message names the
     rule), out of turn, on a match over or not online (``conflict``), for a forfeited seat
@@ -578,6 +580,9 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
         # looked up before the match's end refuses anything new.
         table = _locked(match_id, finished_ok=bool(idempotency_key))
         match = table.match
+        seat = table.seat(position)
+        if may_act is not None and not may_act(seat.player):
+            raise ServiceError("only the seat's player's owner acts for it", code="forbidden")
         if idempotency_key:
             first = MatchAction.objects.filter(match=match, seat=position, idempotency_key=idempotency_key).first()
             if first is not None:
@@ -587,7 +592,6 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
                 return Acted(seq=first.seq, action=first.action, repeated=True)
         if match.status == Match.Status.FINISHED:
             raise ServiceError("the match is over", "match", code="conflict")
-        seat = table.seat(position)
         if match.status == Match.Status.PENDING:
             raise ServiceError("the match has not started: it opens when its round does", "match", code="conflict")
         if seat.forfeit_reason:
