@@ -130,6 +130,6 @@ def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
     if url:
         if not url.startswith(("redis://", "rediss://")):
             raise ValueError(f"CACHE_URL must be a redis:// or rediss:// URL, not {url!r}")
-        return {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url,
+        return {"default": {"BACKEND": "tournaments.cache.RedisCache", "LOCATION": url,
                             "KEY_PREFIX": "mazziere"}}
     return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mazziere"}}

@@ -44,7 +44,7 @@ def assert_throttled(answer) -> None:
 
 
 def test_an_anonymous_caller_has_a_budget_per_ip_address(rates):
-    rates(anon="3/minute")
+    rates(anon="3/hour")
     here, there = APIClient(REMOTE_ADDR="203.0.113.5"), APIClient(REMOTE_ADDR="203.0.113.6")
     assert calls(here, 3) == [200] * 3
     assert_throttled(here.get("/api/tournaments/"))  # every endpoint counts against one budget
@@ -52,7 +52,7 @@ def test_an_anonymous_caller_has_a_budget_per_ip_address(rates):
 
 
 def test_a_token_has_its_own_budget_and_the_account_one_over_all_its_tokens(rates):
-    rates(token="2/minute", user="3/minute", anon="1/minute")
+    rates(token="2/hour", user="3/hour", anon="1/hour")
     ada = get_user_model().objects.create_user("ada")
     first = bearer(token_create(user=ada, name="one", scopes=["read"])[1])
     second = bearer(token_create(user=ada, name="two", scopes=["read"])[1])
@@ -66,7 +66,7 @@ def test_a_token_has_its_own_budget_and_the_account_one_over_all_its_tokens(rate
 
 
 def test_a_session_counts_against_its_accounts_budget(rates):
-    rates(user="2/minute")
+    rates(user="2/hour")
     ada = get_user_model().objects.create_user("ada")
     browser = APIClient()
     browser.force_login(ada)
@@ -75,14 +75,14 @@ def test_a_session_counts_against_its_accounts_budget(rates):
 
 
 def test_a_token_over_its_own_budget_is_refused_while_its_account_has_room(rates):
-    rates(token="2/minute", user="100/minute")
+    rates(token="2/hour", user="100/hour")
     ada = get_user_model().objects.create_user("ada")
     assert calls(bearer(token_create(user=ada, name="one", scopes=["read"])[1]), 3) == [200, 200, 429]
     assert calls(bearer(token_create(user=ada, name="two", scopes=["read"])[1]), 2) == [200, 200]
 
 
 def test_a_bots_token_has_the_larger_budget_of_a_playing_bot(rates):
-    rates(token="2/minute", bot_token="5/minute", user="100/minute")
+    rates(token="2/hour", bot_token="5/hour", user="100/hour")
     bob = get_user_model().objects.create_user("bob")
     bot = player_create(name="bob-bot", kind="bot", bot_kind="remote", owner=bob)
     plain = bearer(token_create(user=bob, name="desk", scopes=["read"])[1])
@@ -92,10 +92,26 @@ def test_a_bots_token_has_the_larger_budget_of_a_playing_bot(rates):
 
 
 def test_the_tokens_endpoint_keeps_its_tighter_budget(rates):
-    rates(tokens="2/minute")
+    rates(tokens="2/hour")
     ada = get_user_model().objects.create_user("ada", password="pw")
     browser = APIClient()
     browser.force_login(ada)
     made = [browser.post("/api/tokens/", {"name": f"t{i}", "scopes": ["read"]}, format="json").status_code
             for i in range(3)]
     assert made == [201, 201, 429]
+
+
+def test_a_budget_is_counted_in_windows_and_retry_after_says_when_the_next_opens(rates, monkeypatch):
+    from tournaments.api import throttles
+
+    rates(anon="2/minute")
+    clock = [600.0 + 50]  # 50 s into a one-minute window (600-660)
+    monkeypatch.setattr(throttles._Budget, "timer", lambda self: clock[0])
+    here = APIClient(REMOTE_ADDR="203.0.113.9")
+    assert calls(here, 2) == [200, 200]
+    refused = here.get("/api/players/")
+    assert_throttled(refused)
+    assert int(refused["Retry-After"]) == 10  # the window ends at 660
+    clock[0] = 661.0  # the next window
+    assert calls(here, 2) == [200, 200]
+    assert_throttled(here.get("/api/players/"))

@@ -8,6 +8,8 @@ together), and a request must fit all that apply to it:
 * ``token`` or ``bot_token``: one token; a token tied to a bot has the larger budget a bot
   playing many tables at once needs.
 
+Each is counted in fixed windows of its period (a counter a window: :class:`_Budget`).
+
 Beyond a budget the answer is 429 with ``Retry-After`` (seconds). The rates are settings
 (``API_*_RATE``), read at each request, so a deployment or a test can change them.
 """
@@ -21,8 +23,12 @@ from tournaments.models import ApiToken
 
 
 class _Budget(SimpleRateThrottle):
-    """A SimpleRateThrottle whose rate is looked up when a request comes, not when the class
-    is made (DRF's own freeze the settings at import)."""
+    """A budget counted in fixed windows of its period: one counter a window in the cache,
+    incremented by each request (Redis INCR: atomic across processes, O(1) per request), the
+    request refused once the counter passes the rate. (DRF's own throttles keep the time of
+    every request of the period and rewrite that list at each request: thousands of entries
+    for a busy bot's token.) A window's edge may let through twice the rate over one period at
+    most. The rate is looked up when a request comes (DRF's own freeze the settings at import)."""
 
     def __init__(self) -> None:  # the rate depends on the request: parse it in allow_request
         pass
@@ -34,9 +40,22 @@ class _Budget(SimpleRateThrottle):
         self.scope = self.scope_for(request)
         if self.scope is None:
             return True
-        self.rate = self.get_rate()
-        self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
+        self.num_requests, self.duration = self.parse_rate(self.get_rate())
+        now = self.timer()
+        window = int(now // self.duration)
+        self.window_ends = (window + 1) * self.duration
+        key = f"{self.get_cache_key(request, view)}:{window}"
+        self.cache.add(key, 0, self.duration + 1)
+        try:
+            count = self.cache.incr(key)
+        except ValueError:  # expired between add and incr: this request opens it again
+            self.cache.set(key, 1, self.duration + 1)
+            count = 1
+        return count <= self.num_requests
+
+    def wait(self):
+        """Seconds until the window ends (Retry-After)."""
+        return max(0.0, self.window_ends - self.timer())
 
     def scope_for(self, request) -> str | None:
         raise NotImplementedError

@@ -1,0 +1,29 @@
+"""Django's Redis cache with one connection pool per process.
+
+Django makes its cache objects per thread and, under ASGI, per request context; each of
+Django's RedisCache objects makes its own connection pool. Under uvicorn that is a new pool, so
+a new TCP connection to Redis, for every request: measured at 3.6 ms more per API request (the
+throttles use the cache on every request). This backend shares one client, and so one pool,
+per process and location; redis-py's pools are thread-safe.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django.utils.functional import cached_property
+
+_clients: dict = {}
+_lock = threading.Lock()
+
+
+class RedisCache(DjangoRedisCache):
+    @cached_property
+    def _cache(self):
+        key = (tuple(self._servers), repr(sorted(self._options.items())))
+        with _lock:
+            client = _clients.get(key)
+            if client is None:
+                client = _clients[key] = self._class(self._servers, **self._options)
+        return client
