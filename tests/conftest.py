@@ -21,8 +21,11 @@ def _fresh_cache():
 
     from tournaments.services.online import replays
 
+    from tournaments.api.streams import open_streams
+
     cache.clear()
     replays.clear()  # the online matches' states this process keeps (ids are reused between tests)
+    open_streams.clear()  # streams a test left unclosed count against nobody in the next
     yield
 
 

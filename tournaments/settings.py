@@ -211,6 +211,8 @@ EVENTS_REDIS_URL = events_redis_url(os.environ)
 EVENTS_POLL_SECONDS = float(os.environ.get("EVENTS_POLL_SECONDS", "5"))
 EVENTS_KEEPALIVE_SECONDS = float(os.environ.get("EVENTS_KEEPALIVE_SECONDS", "15"))
 STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
+# At most this many event streams open at once per account (or anonymous address), per process.
+STREAMS_PER_CALLER = int(os.environ.get("STREAMS_PER_CALLER", "50"))
 # Without a broker, web processes run the tasks their requests send in a background thread
 # (tournaments/embedded.py); true or false forces it anywhere (the tests turn it off).
 EMBEDDED_WORKER = env_bool(os.environ, "EMBEDDED_WORKER", True) if "EMBEDDED_WORKER" in os.environ else None

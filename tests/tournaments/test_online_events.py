@@ -450,3 +450,28 @@ def test_a_process_keeps_only_committed_states_of_an_online_match(monkeypatch):
     # Another match that reuses the id (a test database does) is never served this one's state.
     Match.objects.filter(pk=match.pk).update(started_at=match.started_at + timedelta(seconds=1))
     assert online.replays.get(Match.objects.get(pk=match.pk)) is None
+
+
+def test_a_caller_holds_at_most_streams_per_caller_streams_at_once(opened, django_capture_on_commit_callbacks,
+                                                                     settings):
+    settings.STREAMS_PER_CALLER = 2
+    w = start(make_world(), "sette_e_mezzo", GAMES["sette_e_mezzo"], django_capture_on_commit_callbacks)
+    ada = w.position("ada")
+    url = f"{w.url}/seats/{ada}/events/"
+    held = [w.owners["ada"].get(url) for _ in range(2)]  # open, not read: they hold their slots
+    assert [answer.status_code for answer in held] == [200, 200]
+    refused = w.owners["ada"].get(url)
+    assert refused.status_code == 429 and not refused.streaming and int(refused["Retry-After"]) >= 1
+    assert refused.json()["error"]["code"] == "throttled" and "at most 2" in refused.json()["error"]["message"]
+    # Other callers have their own: another account, and anonymous spectators by address.
+    assert w.owners["bob-bot"].get(f"{w.url}/seats/{w.position('bob-bot')}/events/").status_code == 200
+    spectators = [w.anonymous.get(f"{w.url}/events/", REMOTE_ADDR="198.51.100.1") for _ in range(3)]
+    assert [answer.status_code for answer in spectators] == [200, 200, 429]
+    assert w.anonymous.get(f"{w.url}/events/", REMOTE_ADDR="198.51.100.2").status_code == 200
+    # A stream closed (its end, or its client gone) gives its slot back, once.
+    held[0].close()
+    held[0].close()
+    assert streams.open_streams.count(f"user:{w.users['ada'].pk}") == 1
+    again = w.owners["ada"].get(url)
+    assert again.status_code == 200
+    assert w.owners["ada"].get(url).status_code == 429

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 
 from asgiref.sync import sync_to_async
@@ -24,6 +25,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, close_old_connections, connection
 from django.http import StreamingHttpResponse
+from rest_framework import exceptions
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 
@@ -70,8 +72,75 @@ def last_event_id(request) -> str | None:
     return request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
 
 
+class _Open:
+    """The streams open in this process, per caller (an account, or an address when anonymous):
+    at most STREAMS_PER_CALLER at once, so that one caller cannot hold the process's
+    connections (or, under WSGI, its threads). Per process: with N processes a caller may hold
+    N times as many."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._open: dict[str, int] = {}
+
+    def take(self, caller: str) -> None:
+        """One more stream for ``caller``, or 429 (throttled) when it holds the most it may."""
+        limit = settings.STREAMS_PER_CALLER
+        with self._lock:
+            if self._open.get(caller, 0) >= limit:
+                raise exceptions.Throttled(wait=RETRY_MILLISECONDS / 1000, detail=(
+                    f"at most {limit} event streams at once per account (or address): close one first"))
+            self._open[caller] = self._open.get(caller, 0) + 1
+
+    def give_back(self, caller: str) -> None:
+        with self._lock:
+            left = self._open.get(caller, 0) - 1
+            if left > 0:
+                self._open[caller] = left
+            else:
+                self._open.pop(caller, None)
+
+    def count(self, caller: str) -> int:
+        with self._lock:
+            return self._open.get(caller, 0)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._open.clear()
+
+
+open_streams = _Open()
+
+
+def caller_key(request) -> str:
+    """Whose a stream is: the account, or the address of an anonymous caller."""
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        return f"user:{user.pk}"
+    return f"address:{request.META.get('REMOTE_ADDR', '')}"
+
+
+class _StreamResponse(StreamingHttpResponse):
+    """A stream's response, which gives its caller's slot back when the server closes it (its
+    end, the client gone, or never started), once."""
+
+    def __init__(self, *args, caller: str, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._caller = caller
+
+    def close(self) -> None:
+        try:
+            super().close()
+        finally:
+            caller, self._caller = self._caller, None
+            if caller is not None:
+                open_streams.give_back(caller)
+
+
 def event_stream(request, feed, *, follow: bool = True) -> StreamingHttpResponse:
-    """The response that streams ``feed`` (a SeatFeed or TurnFeed)."""
+    """The response that streams ``feed`` (a SeatFeed or TurnFeed); 429 when the caller holds
+    STREAMS_PER_CALLER streams already."""
+    caller = caller_key(request)
+    open_streams.take(caller)
     if isinstance(request._request, ASGIRequest):
         body = _async_stream(feed, follow)
         # The request's thread is done with the database: hand its connection back now (to the
@@ -80,7 +149,7 @@ def event_stream(request, feed, *, follow: bool = True) -> StreamingHttpResponse
             connection.close()
     else:
         body = _sync_stream(feed, follow)
-    response = StreamingHttpResponse(body, content_type="text/event-stream; charset=utf-8")
+    response = _StreamResponse(body, content_type="text/event-stream; charset=utf-8", caller=caller)
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # a proxy such as nginx must not hold the events back
     return response
