@@ -17,7 +17,8 @@ import urllib.request
 from datetime import timedelta
 
 import pytest
-from django.db import DatabaseError
+from django.core.signals import request_finished
+from django.db import DatabaseError, close_old_connections
 from django.test import AsyncClient
 
 import engine
@@ -468,9 +469,15 @@ def test_a_caller_holds_at_most_streams_per_caller_streams_at_once(opened, djang
     spectators = [w.anonymous.get(f"{w.url}/events/", REMOTE_ADDR="198.51.100.1") for _ in range(3)]
     assert [answer.status_code for answer in spectators] == [200, 200, 429]
     assert w.anonymous.get(f"{w.url}/events/", REMOTE_ADDR="198.51.100.2").status_code == 200
-    # A stream closed (its end, or its client gone) gives its slot back, once.
-    held[0].close()
-    held[0].close()
+    # A stream closed (its end, or its client gone) gives its slot back, once. (As the test
+    # client does when it closes an answer: the end of a request must not close the test's
+    # database connection.)
+    request_finished.disconnect(close_old_connections)
+    try:
+        held[0].close()
+        held[0].close()
+    finally:
+        request_finished.connect(close_old_connections)
     assert streams.open_streams.count(f"user:{w.users['ada'].pk}") == 1
     again = w.owners["ada"].get(url)
     assert again.status_code == 200
