@@ -23,7 +23,7 @@ from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
 from ..bots.helpers import MISBEHAVE
-from ..bots.test_http import random_player, serve
+from ..bots.test_http import bot_server, random_player  # noqa: F401 - bot_server: a fixture
 from .helpers import error
 
 pytestmark = [pytest.mark.django_db]
@@ -32,21 +32,11 @@ FAST = {"startup": 5.0, "decision": 2.0, "bank": 1.0}
 
 
 @pytest.fixture
-def bot_url(settings):
-    """A local HTTP bot (loopback allowed for the test), ``behaviour(message, acts)`` -> (status,
-    body); returns (url, the messages it got)."""
+def bot_url(settings, bot_server):
+    """A local HTTP bot (tests/bots/test_http.py's, loopback allowed for the test):
+    ``behaviour(message, acts)`` -> (status, body); returns (url, the messages it got)."""
     settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]
-    servers = []
-
-    def start(behaviour):
-        server, url, seen = serve(behaviour)
-        servers.append(server)
-        return url, seen
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    return bot_server
 
 
 def external_match(bot, *, game="stoppa", options=None, slug="ext", move_seconds=None):

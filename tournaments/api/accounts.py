@@ -52,10 +52,7 @@ class AccountsView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopeThrottle]
     throttle_scope = "accounts"
-
-    def get_throttles(self):  # the sign-up budget counts sign-ups only, not reads
-        throttles = super().get_throttles()
-        return throttles if self.request.method == "POST" else throttles[:-1]
+    throttle_scope_methods = ("POST",)  # the sign-up budget counts sign-ups, not reads
 
     @extend_schema(responses=MeSerializer)
     def get(self, request):
@@ -81,10 +78,7 @@ class SessionView(APIView):
     permission_classes = [permissions.AllowAny]
     throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopeThrottle]
     throttle_scope = "sign_in"
-
-    def get_throttles(self):  # the sign-in budget counts attempts only
-        throttles = super().get_throttles()
-        return throttles if self.request.method == "POST" else throttles[:-1]
+    throttle_scope_methods = ("POST",)  # the sign-in budget counts attempts only
 
     @extend_schema(responses=SessionSerializer)
     def get(self, request):

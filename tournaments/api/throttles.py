@@ -95,7 +95,14 @@ class TokenThrottle(_Budget):
 
 class ScopeThrottle(ScopedRateThrottle):
     """A view's own budget (its ``throttle_scope``: ``tokens``, ``accounts``, ``sign_in``), per account or,
-    anonymous, per address, its rate read when a request comes."""
+    anonymous, per address, its rate read when a request comes. A view's
+    ``throttle_scope_methods`` (e.g. POST only: sign-ups, sign-in attempts) limits what counts."""
+
+    def allow_request(self, request, view):
+        methods = getattr(view, "throttle_scope_methods", None)
+        if methods is not None and request.method not in methods:
+            return True
+        return super().allow_request(request, view)
 
     def get_rate(self):
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
