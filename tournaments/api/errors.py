@@ -98,14 +98,15 @@ CODES = {
 }
 
 
-def error_body(data, status_code: int, code: str | None = None) -> dict:
+def error_body(data, status_code: int, code: str | None = None, message: str | None = None) -> dict:
     """Any refusal in the one documented shape: a message for the request as a whole (a
-    string, or DRF's ``{"detail": ...}``) or the fields at fault (anything else, flattened)."""
-    message, fields = None, {}
+    string, or DRF's ``{"detail": ...}``) or the fields at fault (anything else, flattened);
+    ``message``, when given, says it instead of the fields' first messages."""
+    fields = {}
     if isinstance(data, str):
-        message = data
+        message = message or data
     elif isinstance(data, dict) and set(data) == {"detail"} and isinstance(data["detail"], str):
-        message = data["detail"]
+        message = message or data["detail"]
     else:
         fields = flatten(data)
     if message is None:
@@ -129,9 +130,8 @@ def exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         status_code = STATUS.get(exc.code, status.HTTP_400_BAD_REQUEST)
         # Its message is the sentence; its field, if it names one, is the field at fault.
-        body = error_body(exc.as_dict() if exc.field else exc.message, status_code, exc.code)
-        body["error"]["message"] = exc.message
-        return Response(body, status=status_code)
+        return Response(error_body(exc.as_dict() if exc.field else exc.message, status_code, exc.code, exc.message),
+                        status=status_code)
     # Django refusing to read the body (DATA_UPLOAD_MAX_MEMORY_SIZE and its siblings) is a
     # SuspiciousOperation, which DRF would let through as a 500 with DEBUG or an HTML 400.
     if isinstance(exc, RequestDataTooBig):

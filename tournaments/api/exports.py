@@ -70,8 +70,12 @@ def _csv(columns: list[str], rows_of: Callable[[dict], Iterable[dict]]) -> Calla
 def _cell(value) -> str:
     if value is None:
         return ""
-    text = value if isinstance(value, str) else json.dumps(value, cls=DjangoJSONEncoder) if isinstance(
-        value, (list, dict)) else str(value)
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, (list, dict)):
+        text = json.dumps(value, cls=DjangoJSONEncoder)
+    else:
+        text = str(value)
     # A cell a spreadsheet would run as a formula is quoted as text (CSV injection).
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") and not _number(text) else text
 

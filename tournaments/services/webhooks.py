@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.external.http import host_may_be_public, opener
@@ -104,27 +104,33 @@ def webhook_update(*, webhook: Webhook, url: str | None = None, events: list[str
 # --- events -----------------------------------------------------------------------------------
 
 def _subscribed(tournament_ids: Iterable[int]) -> dict[int, list[Webhook]]:
-    """The active webhooks following each tournament, directly or through its league."""
+    """The active webhooks following each tournament, directly or through its league: one
+    query (a league's webhook comes once for each of its divisions asked of)."""
     ids = set(tournament_ids)
     if not ids:
         return {}
-    hooks = Webhook.objects.filter(active=True).filter(
-        Q(tournament_id__in=ids) | Q(league__seasons__divisions__id__in=ids)
-    ).values_list("pk", "tournament_id", "league__seasons__divisions__id")
-    by_tournament: dict[int, set[int]] = {}
-    for pk, tournament_id, division_id in hooks:
-        for tid in (tournament_id, division_id):
-            if tid in ids:
-                by_tournament.setdefault(tid, set()).add(pk)
-    if not by_tournament:
-        return {}
-    rows = Webhook.objects.in_bulk({pk for pks in by_tournament.values() for pk in pks})
-    return {tid: [rows[pk] for pk in sorted(pks)] for tid, pks in by_tournament.items()}
+    rows = (Webhook.objects.filter(active=True)
+            .filter(Q(tournament_id__in=ids) | Q(league__seasons__divisions__id__in=ids))
+            .annotate(division=F("league__seasons__divisions__id")).order_by("pk"))
+    by_tournament: dict[int, list[Webhook]] = {}
+    for hook in rows:
+        tid = hook.tournament_id if hook.tournament_id in ids else hook.division
+        if tid in ids:
+            by_tournament.setdefault(tid, []).append(hook)
+    return by_tournament
 
 
-def _event(kind: str, tournament_id: int, data: dict, at: datetime) -> dict:
-    return {"id": str(uuid.uuid4()), "event": kind, "created_at": at.isoformat().replace("+00:00", "Z"),
-            "tournament": tournament_id, "data": data}
+def _following(tournament: Tournament, event: str) -> list[Webhook]:
+    """The active webhooks told of ``event`` of ``tournament``."""
+    return [hook for hook in _subscribed([tournament.pk]).get(tournament.pk, []) if event in hook.events]
+
+
+def _when(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
+
+
+def _event(kind: str, tournament_id: int | None, data: dict, at: datetime) -> dict:
+    return {"id": str(uuid.uuid4()), "event": kind, "created_at": _when(at), "tournament": tournament_id, "data": data}
 
 
 def _queue(pairs: list[tuple[Webhook, dict]]) -> None:
@@ -173,8 +179,7 @@ def notify_results(*, finished: list[Match], results: dict[int, tuple[list, list
 def notify_rounds(*, tournament: Tournament, rounds: Iterable[Round], matches: dict[int, list[int]]) -> None:
     """``round.published`` for rounds just made (services.rounds, in its transaction): each
     round's number and its matches (``matches``: round id -> match ids)."""
-    hooks = _subscribed([tournament.pk]).get(tournament.pk, [])
-    hooks = [h for h in hooks if Webhook.Event.ROUND_PUBLISHED in h.events]
+    hooks = _following(tournament, Webhook.Event.ROUND_PUBLISHED)
     if not hooks:
         return
     now = timezone.now()
@@ -186,8 +191,7 @@ def notify_rounds(*, tournament: Tournament, rounds: Iterable[Round], matches: d
 
 def notify_finished(*, tournament: Tournament) -> None:
     """``tournament.finished`` (services.rounds.tournament_finish, in its transaction)."""
-    hooks = [h for h in _subscribed([tournament.pk]).get(tournament.pk, [])
-             if Webhook.Event.TOURNAMENT_FINISHED in h.events]
+    hooks = _following(tournament, Webhook.Event.TOURNAMENT_FINISHED)
     now = timezone.now()
     _queue([(hook, _event(Webhook.Event.TOURNAMENT_FINISHED, tournament.pk,
                           {"url": f"/api/tournaments/{tournament.pk}/standings/"}, now)) for hook in hooks])
@@ -196,8 +200,7 @@ def notify_finished(*, tournament: Tournament) -> None:
 @transaction.atomic
 def webhook_ping(*, webhook: Webhook) -> WebhookDelivery:
     """A ``ping`` delivery, for the owner to check the receiver and its signature check."""
-    payload = {"id": str(uuid.uuid4()), "event": PING, "created_at": timezone.now().isoformat().replace("+00:00", "Z"),
-               "tournament": webhook.tournament_id, "data": {"webhook": webhook.pk}}
+    payload = _event(PING, webhook.tournament_id, {"webhook": webhook.pk}, timezone.now())
     _queue([(webhook, payload)])
     return webhook.deliveries.get(event_id=payload["id"])
 
@@ -257,7 +260,7 @@ def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str
         if row is None:
             return
         row.attempts += 1
-        row.log = [*row.log, {"at": now.isoformat().replace("+00:00", "Z"), "status": code, "answer": answer,
+        row.log = [*row.log, {"at": _when(now), "status": code, "answer": answer,
                               "error": error}][-MAX_ATTEMPTS:]
         row.claimed_until = None
         if code is not None and 200 <= code < 300:
