@@ -2,12 +2,14 @@
 # make test: the suite on the embedded defaults (SQLite, eager Celery), then again the tests
 #            marked `services` against PostgreSQL, Redis and a real Celery worker
 #            (scripts/test-services; skipped when those servers don't answer, except under CI=true).
+# make screenshots: every page at 390 and 1280 px into screenshots/, from a sample club played in a
+#            throwaway database (needs Debian's Chromium: apt-get install chromium; docs/web.md).
 
 PYTHON_BOOTSTRAP := $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test clean
+.PHONY: demo test screenshots clean
 
 # Re-installed only when pyproject.toml changes.
 $(VENV)/.installed: pyproject.toml
@@ -24,6 +26,9 @@ demo: $(VENV)/.installed
 test: $(VENV)/.installed
 	env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND $(PY) -m pytest
 	scripts/test-services
+
+screenshots: $(VENV)/.installed
+	env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND $(PY) manage.py screenshots
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache .hypothesis staticfiles

@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",  # Swagger UI and ReDoc as static files: /api/docs/ works offline
     "django_celery_beat",
     "tournaments.apps.TournamentsConfig",
+    # The public pages (docs/web.md): server-rendered templates over the same selectors as the API.
+    "tournaments.web.apps.WebConfig",
 ]
 
 MIDDLEWARE = [
@@ -55,6 +57,9 @@ MIDDLEWARE = [
     # /api/ only: JSON 413 for a body over API_MAX_BODY_BYTES, JSON 500 for a view's exception.
     "tournaments.api.middleware.ApiErrorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # Django's LocaleMiddleware for the pages (the language from the django_language cookie
+    # set_language sets, else Accept-Language); the API keeps answering in English.
+    "tournaments.web.middleware.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -97,6 +102,9 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# The pages' languages (docs/web.md, "Languages"); the API answers in English whatever is asked.
+LANGUAGES = [("en", "English"), ("it", "Italiano")]
+LOCALE_PATHS = [BASE_DIR / "tournaments" / "web" / "locale"]
 
 # Served by WhiteNoise from STATIC_ROOT once `collectstatic` has run (the Docker image does).
 STATIC_URL = "static/"

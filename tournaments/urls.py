@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
+from django.views.i18n import set_language
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from tournaments.api import errors
@@ -15,6 +16,10 @@ urlpatterns = [
     # Last: any other path under /api/ is a JSON 404, with DEBUG on or off (errors.not_found).
     re_path(r"^api/", errors.not_found, name="api-not-found"),
     path("admin/", admin.site.urls),
+    # The language switch of the pages: POST language=it|en, sets the django_language cookie.
+    path("i18n/setlang/", set_language, name="set_language"),
+    # The public pages (tournaments/web, docs/web.md): after the API and its catch-all.
+    path("", include("tournaments.web.urls")),
 ]
 
 # DEBUG false: JSON under /api/, Django's pages elsewhere (404s under /api/ never get here).
