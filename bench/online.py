@@ -388,25 +388,27 @@ def setup_tournament(args, options: dict) -> list[dict]:
     return [{"match": s.match_id, "position": s.position, "token": tokens[s.player_id]} for s in seats]
 
 
-def start_server(args, env: dict, port: int, log) -> subprocess.Popen:
+def start_server(args, env: dict, port: int, log, command: list[str] | None = None) -> subprocess.Popen:
+    """The web server (uvicorn serving ``args.app`` unless ``command`` says otherwise), once it
+    answers /healthz."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", args.app, "--host", HOST, "--port", str(port),
-         "--workers", str(args.workers), "--no-access-log", "--log-level", "warning",
-         # Longer than the gaps between a seat's moves: each seat keeps its connection.
-         "--timeout-keep-alive", "60"],
+        command or [sys.executable, "-m", "uvicorn", args.app, "--host", HOST, "--port", str(port),
+                    "--workers", str(args.workers), "--no-access-log", "--log-level", "warning",
+                    # Longer than the gaps between a seat's moves: each seat keeps its connection.
+                    "--timeout-keep-alive", "60"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"uvicorn exited with {server.returncode}")
+            raise RuntimeError(f"the server exited with {server.returncode}")
         try:
             with urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=2) as answer:
                 if answer.status == 200:
                     return server
         except OSError:
             time.sleep(0.2)
-    raise RuntimeError("uvicorn did not answer /healthz within 60 s")
+    raise RuntimeError("the server did not answer /healthz within 60 s")
 
 
 def stop(process: subprocess.Popen) -> None:
