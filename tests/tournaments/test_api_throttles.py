@@ -115,3 +115,16 @@ def test_a_budget_is_counted_in_windows_and_retry_after_says_when_the_next_opens
     clock[0] = 661.0  # the next window
     assert calls(here, 2) == [200, 200]
     assert_throttled(here.get("/api/players/"))
+
+
+def test_a_windows_counter_counts_each_request_and_is_gone_when_its_window_is():
+    import time
+
+    from django.core.cache import caches
+
+    from tournaments.cache import count_in_window
+
+    counts = [count_in_window(caches["default"], "budget-test:window", 1) for _ in range(3)]
+    assert counts == [1, 2, 3]
+    time.sleep(1.2)  # Redis: the EXPIRE set with the first count; memory: its timeout
+    assert count_in_window(caches["default"], "budget-test:window", 1) == 1
