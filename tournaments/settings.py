@@ -110,7 +110,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # ?limit= (at most 500) and ?offset=; lists in a fixed order page by cursor (api/pagination.py).
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
     "PAGE_SIZE": 100,
     # Programs send a personal token (Authorization: Bearer ...); the browser its session.
     # The token class comes first so that an unauthenticated request is answered 401 with a
