@@ -51,6 +51,24 @@ def test_an_anonymous_caller_has_a_budget_per_ip_address(rates):
     assert calls(there, 3) == [200] * 3  # another address has its own
 
 
+def test_an_anonymous_caller_gets_no_new_budget_by_naming_another_address_in_a_header(rates):
+    rates(anon="2/hour")
+    assert [APIClient(REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_FOR=f"198.51.100.{i}").get("/api/").status_code
+            for i in range(3)] == [200, 200, 429]  # no proxy in front (API_NUM_PROXIES 0): the header is the caller's
+
+
+def test_behind_one_proxy_the_address_it_saw_is_the_callers(rates, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    rates(anon="2/hour")
+
+    def via_proxy(chain: str) -> APIClient:  # the proxy appends the address it saw to the caller's header
+        return APIClient(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=chain)
+
+    assert calls(via_proxy("203.0.113.5"), 2) == [200, 200]
+    assert_throttled(via_proxy("192.0.2.1, 203.0.113.5").get("/api/"))  # a forged first entry changes nothing
+    assert calls(via_proxy("203.0.113.6"), 2) == [200, 200]  # another caller behind the same proxy
+
+
 def test_a_token_has_its_own_budget_and_the_account_one_over_all_its_tokens(rates):
     rates(token="2/hour", user="3/hour", anon="1/hour")
     ada = get_user_model().objects.create_user("ada")
