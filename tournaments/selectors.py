@@ -106,9 +106,16 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
 def standings_key(tournament: Tournament) -> str:
     """A name for the state the tournament's standings are computed from (the entries as they
     are, names included; the finished matches and the rounds, counted; the scoring): it changes
-    with any change of them. Read on every request for the standings, so two plain queries."""
+    with any change of them. Read on every request for the standings, so in plain SQL: one
+    query on PostgreSQL, which digests the entries itself; two on SQLite."""
     match, rnd, entry, player = (m._meta.db_table for m in (Match, Round, Entry, Player))
-    finished = Match.Status.FINISHED.value
+    pk = tournament.pk
+    # The name a line shows is str(player): the display name, else the name.
+    entries = (f"SELECT e.player_id, e.seed_rank, e.withdrawn_at, e.disqualified, p.display_name, p.name "
+               f"FROM {entry} e JOIN {player} p ON p.id = e.player_id WHERE e.tournament_id = %s")
+    postgres = connection.vendor == "postgresql"
+    digest = (f", (SELECT md5(json_agg(json_build_array(player_id, seed_rank, withdrawn_at, disqualified, "
+              f"display_name, name) ORDER BY seed_rank, player_id)::text) FROM ({entries}) x)") if postgres else ""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT (SELECT COUNT(*) FROM {match} m JOIN {rnd} r ON m.round_id = r.id "
@@ -116,19 +123,15 @@ def standings_key(tournament: Tournament) -> str:
             f" (SELECT MAX(m.finished_at) FROM {match} m JOIN {rnd} r ON m.round_id = r.id WHERE r.tournament_id = %s),"
             f" (SELECT COUNT(*) FROM {rnd} WHERE tournament_id = %s),"
             f" (SELECT COUNT(*) FROM {rnd} WHERE tournament_id = %s AND status = %s),"
-            f" (SELECT MAX(id) FROM {rnd} WHERE tournament_id = %s)",
-            [tournament.pk, finished, tournament.pk, tournament.pk, tournament.pk, Round.Status.FINISHED.value,
-             tournament.pk])
+            f" (SELECT MAX(id) FROM {rnd} WHERE tournament_id = %s){digest}",
+            [pk, Match.Status.FINISHED.value, pk, pk, pk, Round.Status.FINISHED.value, pk] + ([pk] if postgres else []))
         counts = cursor.fetchone()
-        # The name a line shows is str(player): the display name, else the name.
-        cursor.execute(
-            f"SELECT e.player_id, e.seed_rank, e.withdrawn_at, e.disqualified, p.display_name, p.name "
-            f"FROM {entry} e JOIN {player} p ON p.id = e.player_id WHERE e.tournament_id = %s ORDER BY e.seed_rank",
-            [tournament.pk])
-        entries = cursor.fetchall()
-    state = (tournament.pk, tournament.status, tournament.format, tournament.format_config,
-             tournament.points_by_place, tournament.tiebreaks, counts, entries)
-    return f"standings:{tournament.pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
+        if not postgres:
+            cursor.execute(entries + " ORDER BY e.seed_rank, e.player_id", [pk])
+            counts = (*counts, cursor.fetchall())
+    state = (pk, tournament.status, tournament.format, tournament.format_config, tournament.points_by_place,
+             tournament.tiebreaks, counts)
+    return f"standings:{pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
 
 
 def _standings_rows(tournament: Tournament, entries: list) -> list[tuple]:

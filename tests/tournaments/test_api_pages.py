@@ -187,3 +187,21 @@ def test_standings_are_answered_again_without_computing_them_and_change_with_an_
     entry_withdraw(entry=Entry.objects.get(tournament=tournament, player_id=gone))
     after = {line["player"]: line for line in client.get(url).json()["results"]}
     assert after[gone]["withdrawn"] is True and not any(line["withdrawn"] for line in before["results"])
+
+
+@pytest.mark.parametrize("url, field", [
+    ("/api/players/", "name"), ("/api/players/", "created_at"), ("/api/tournaments/", "name"),
+    ("/api/tournaments/", "created_at"),
+])
+def test_the_top_level_lists_order_by_a_field_either_way(url, field):
+    for slug in ("b-night", "a-night", "c-night"):
+        make_tournament(bot_players(4, prefix=slug), slug=slug)
+    client = APIClient()
+    for sign, reverse in (("", False), ("-", True)):
+        got = [line[field] for line in client.get(url, {"ordering": f"{sign}{field},id", "limit": 500}).json()["results"]]
+        assert len(set(got)) > 2 and got == sorted(got, reverse=reverse)
+
+
+def test_ordering_by_a_field_a_list_does_not_take_is_a_400_naming_those_it_does(rated):
+    answer = APIClient().get("/api/players/", {"ordering": "bot_config"})
+    assert answer.status_code == 400 and "name, created_at, id" in fields(answer)["ordering"][0]

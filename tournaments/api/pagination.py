@@ -10,12 +10,14 @@ Three kinds, by what a list's order allows:
 * the leaderboard's own (:mod:`tournaments.api.boards`): a cursor, or an offset for a page
   number, with the count.
 
+The top-level lists of things people name also take ``?ordering=`` (:class:`Ordering`).
+
 Every bad ``limit``, ``offset`` or ``cursor`` is a 400 naming it, never silently replaced.
 """
 
 from __future__ import annotations
 
-from rest_framework import pagination
+from rest_framework import filters, pagination
 from rest_framework.exceptions import ValidationError
 
 DEFAULT_LIMIT = 100
@@ -65,3 +67,15 @@ class Cursor(pagination.CursorPagination):
 def cursor_by(field: str) -> type[Cursor]:
     """A :class:`Cursor` over ``field`` (e.g. ``"sequence"``)."""
     return type(f"CursorBy{field.title()}", (Cursor,), {"ordering": field})
+
+
+class Ordering(filters.OrderingFilter):
+    """``?ordering=field`` or ``-field`` (comma-separated), among the view's ``ordering_fields``
+    only; a field it does not take is a 400 naming them (DRF's own would ignore it)."""
+
+    def remove_invalid_fields(self, queryset, fields, view, request):
+        valid = super().remove_invalid_fields(queryset, fields, view, request)
+        if len(valid) != len(fields):
+            allowed = ", ".join(name for name, _ in self.get_valid_fields(queryset, view, {"request": request}))
+            raise ValidationError({self.ordering_param: [f"order by {allowed} (a - before one: descending)"]})
+        return valid

@@ -27,10 +27,11 @@ from tournaments.services import (
 
 from . import auth, boards, exports, serializers as s, streams
 from .kept import kept, kept_response
-from .pagination import cursor_by
+from .pagination import Ordering, cursor_by
 from .schema import api_errors
 from .throttles import ScopeThrottle
 
+ORDERED = [*api_settings.DEFAULT_FILTER_BACKENDS, Ordering]  # the filters, and ?ordering=
 STREAM = {"renderer_classes": [JSONRenderer], "content_negotiation_class": streams.JsonAnswers}
 STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiResponse(
     OpenApiTypes.STR, description="server-sent events, each `id`, `event` and one line of JSON `data` (docs/online.md)")}
@@ -125,6 +126,8 @@ class PlayerViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     queryset = Player.objects.select_related("owner")
     serializer_class = s.PlayerSerializer
     filterset_fields = ["kind", "bot_kind", "active"]
+    filter_backends = ORDERED
+    ordering_fields = ["name", "created_at", "id"]
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "registering a player needs the organise scope")
@@ -149,6 +152,8 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     queryset = RatingLadder.objects.select_related("owner").prefetch_related("organisers")
     serializer_class = s.LadderSerializer
     filterset_fields = ["game", "slug", "system"]
+    filter_backends = ORDERED
+    ordering_fields = ["name", "slug", "created_at", "id"]
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "creating a ladder needs the organise scope")
@@ -238,6 +243,8 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     queryset = Tournament.objects.select_related("ladder", "owner").prefetch_related("organisers")
     serializer_class = s.TournamentSerializer
     filterset_class = TournamentFilter
+    filter_backends = ORDERED
+    ordering_fields = ["name", "starts_at", "created_at", "id"]
     lookup_value_regex = r"\d+"
 
     def _organised(self) -> Tournament:
@@ -580,6 +587,8 @@ class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     queryset = League.objects.select_related("owner").prefetch_related("players", "organisers")
     serializer_class = s.LeagueSerializer
     filterset_fields = ["game"]
+    filter_backends = ORDERED
+    ordering_fields = ["name", "created_at", "id"]
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "creating a league needs the organise scope")
