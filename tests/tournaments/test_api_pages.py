@@ -18,7 +18,7 @@ from tournaments.services.tournaments import entry_withdraw, tournament_start
 
 from .helpers import bot_players, fields, make_tournament, play_out
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.services]  # and on PostgreSQL: its plain SQL
 
 # Ties on purpose: lines of equal value are ordered by player, and a page may end inside a tie.
 VALUES = [1700.0, 1650.5, 1650.5, 1650.5, 1600.0, 1550.0, 1550.0, 1500.25, 1490.0, 1400.0, 1399.5]
