@@ -217,13 +217,22 @@ def measure(port: int, name: str, data: dict, args, seed: int) -> tuple[list, in
 
 
 def serve(args, port: int, log) -> subprocess.Popen:
-    """uvicorn on the bench's database, DEBUG off, budgets out of the way."""
-    env = {**os.environ, "DATABASE_URL": f"{POSTGRES}/{DATABASE}", "DATABASE_POOL": "16", "DEBUG": "false",
+    """The site on the bench's database, DEBUG off, budgets out of the way: gunicorn (the
+    deployment's server of plain requests, docker/compose.yaml) or uvicorn (its event streams'
+    server, which also answers plain requests)."""
+    env = {**os.environ, "DATABASE_URL": f"{POSTGRES}/{DATABASE}", "DEBUG": "false",
            "SECRET_KEY": "bench-" + "x" * 50, "ALLOWED_HOSTS": HOST, "CACHE_URL": REDIS,
            "API_ANON_RATE": "100000000/minute", "API_USER_RATE": "100000000/minute"}
     env.pop("CELERY_BROKER_URL", None)
-    args.app = "tournaments.asgi:application"
-    return start_server(args, env, port, log)
+    if args.server == "uvicorn":
+        args.app = "tournaments.asgi:application"
+        return start_server(args, {**env, "DATABASE_POOL": "16"}, port, log)
+    # As docker/compose.yaml runs it: threads that keep their database connection.
+    env["DATABASE_CONN_MAX_AGE"] = "600"
+    return start_server(args, env, port, log, command=[
+        sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind", f"{HOST}:{port}",
+        "--workers", str(args.workers), "--worker-class", "gthread", "--threads", str(args.threads),
+        "--keep-alive", "60", "--log-level", "warning"])
 
 
 def filled() -> dict | None:
@@ -247,7 +256,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4, help="client processes sharing the connections")
     parser.add_argument("--seconds", type=float, default=4.0, help="each endpoint's time in each round")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
+    parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
+    parser.add_argument("--workers", type=int, default=2, help="the server's worker processes")
+    parser.add_argument("--threads", type=int, default=4, help="gunicorn: threads per worker")
     parser.add_argument("--keep-db", action="store_true")
     parser.add_argument("--reuse-db", action="store_true", help="use an earlier run's kept database if there")
     args = parser.parse_args()
@@ -293,7 +304,7 @@ def main() -> None:
         if not args.keep_db:
             database_drop(DATABASE)
     floor = len(results["floor"][0]) / results["floor"][2]
-    print(f"\n{args.connections} connections, {args.clients} client processes, uvicorn x{args.workers}, "
+    print(f"\n{args.connections} connections, {args.clients} client processes, {args.server} x{args.workers}, "
           f"{args.rounds} rounds of {args.seconds:g} s per endpoint")
     print(f"{'endpoint':<20}{'req/s':>9}{'share':>8}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}  goal")
     for name in ENDPOINTS:
@@ -306,7 +317,7 @@ def main() -> None:
     log.seek(0)
     tail = log.read()[-3000:]
     if "Traceback" in tail:
-        print("\nuvicorn's log ends with:\n" + tail)
+        print(f"\n{args.server}'s log ends with:\n" + tail)
 
 
 if __name__ == "__main__":

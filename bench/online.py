@@ -3,6 +3,7 @@ against the engine alone making the same moves.
 
     python bench/online.py [--seats 200] [--clients 8] [--workers 2] [--pool 16] [--game stoppa]
                            [--table-size 4] [--option hands=1] [--think MS] [--timeout 300] [--keep-db]
+                           [--split [--web-workers 2]]
 
 It drops and creates the database ``mazziere_bench_online`` on the local PostgreSQL (user
 postgres), migrates it, and makes ``--seats`` remote bots (a user, a player and a token tied to
@@ -12,7 +13,8 @@ opens its matches in this process (services.online.online_matches_open: no Celer
 CELERY_BROKER_URL unset, what a match's end sets off runs eagerly in the request), then starts
 uvicorn (``--workers`` processes, DATABASE_POOL ``--pool``, notifications through Redis db 14)
 on a free loopback port; its log goes to a temporary file, whose end is printed if anything
-failed.
+failed. With ``--split``, as docker/compose.yaml serves the site, the moves go to gunicorn
+(``--web-workers`` processes of 4 threads) and only the event streams to uvicorn.
 
 ``--clients`` processes share the seats (a match's seats go to different processes). Each
 holds, per seat, the seat's event stream (``GET /api/matches/{id}/seats/{pos}/events/``) and
@@ -251,13 +253,14 @@ async def post_action(conn: Connection, seat: dict, action: dict, key: str) -> t
     raise AssertionError("unreachable")
 
 
-async def play_seat(seat: dict, port: int, go: asyncio.Event, ready: asyncio.Event, rec: Records,
+async def play_seat(seat: dict, ports: tuple[int, int], go: asyncio.Event, ready: asyncio.Event, rec: Records,
                     rng: random.Random, think: float) -> None:
     """Play one seat: a random legal action on each of its turns, once ``go`` is set, after
-    ``think`` seconds on average (uniform from 0 to twice that)."""
+    ``think`` seconds on average (uniform from 0 to twice that). ``ports``: the server of the
+    event streams, the server of the moves (the same one unless ``--split``)."""
     turns: asyncio.Queue = asyncio.Queue()
-    reader = asyncio.create_task(read_stream(seat, port, turns, ready, rec))
-    conn = Connection(port)
+    reader = asyncio.create_task(read_stream(seat, ports[0], turns, ready, rec))
+    conn = Connection(ports[1])
     match, position = seat["match"], seat["position"]
     played = -1  # the number of actions the seat's last move was made at
     try:
@@ -287,13 +290,13 @@ async def play_seat(seat: dict, port: int, go: asyncio.Event, ready: asyncio.Eve
         reader.cancel()
 
 
-async def client_run(index: int, port: int, seats: list[dict], deadline: float, seed: int, think: float,
+async def client_run(index: int, ports: tuple[int, int], seats: list[dict], deadline: float, seed: int, think: float,
                      barrier) -> Records:
     rec = Records()
     go = asyncio.Event()
     ready = [asyncio.Event() for _ in seats]
     rngs = [random.Random(f"{seed}-{seat['match']}-{seat['position']}") for seat in seats]
-    tasks = [asyncio.create_task(play_seat(seat, port, go, r, rec, rng, think))
+    tasks = [asyncio.create_task(play_seat(seat, ports, go, r, rec, rng, think))
              for seat, r, rng in zip(seats, ready, rngs)]
     loop = asyncio.get_running_loop()
     try:
@@ -312,12 +315,12 @@ async def client_run(index: int, port: int, seats: list[dict], deadline: float, 
     return rec
 
 
-def client_process(index: int, port: int, seats: list[dict], deadline: float, seed: int, think: float, barrier,
+def client_process(index: int, ports: tuple[int, int], seats: list[dict], deadline: float, seed: int, think: float, barrier,
                    out) -> None:
     """A client process: plays ``seats`` until their matches are over or ``deadline`` (monotonic),
     then sends its records to the parent through ``out``."""
     try:
-        rec = asyncio.run(client_run(index, port, seats, deadline, seed, think, barrier))
+        rec = asyncio.run(client_run(index, ports, seats, deadline, seed, think, barrier))
     except BaseException as exc:  # noqa: BLE001 - the parent reports it
         rec = Records()
         rec.error("client failed", f"client {index} failed: {type(exc).__name__}: {exc}")
@@ -388,25 +391,27 @@ def setup_tournament(args, options: dict) -> list[dict]:
     return [{"match": s.match_id, "position": s.position, "token": tokens[s.player_id]} for s in seats]
 
 
-def start_server(args, env: dict, port: int, log) -> subprocess.Popen:
+def start_server(args, env: dict, port: int, log, command: list[str] | None = None) -> subprocess.Popen:
+    """The web server (uvicorn serving ``args.app`` unless ``command`` says otherwise), once it
+    answers /healthz."""
     server = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", args.app, "--host", HOST, "--port", str(port),
-         "--workers", str(args.workers), "--no-access-log", "--log-level", "warning",
-         # Longer than the gaps between a seat's moves: each seat keeps its connection.
-         "--timeout-keep-alive", "60"],
+        command or [sys.executable, "-m", "uvicorn", args.app, "--host", HOST, "--port", str(port),
+                    "--workers", str(args.workers), "--no-access-log", "--log-level", "warning",
+                    # Longer than the gaps between a seat's moves: each seat keeps its connection.
+                    "--timeout-keep-alive", "60"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"uvicorn exited with {server.returncode}")
+            raise RuntimeError(f"the server exited with {server.returncode}")
         try:
             with urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=2) as answer:
                 if answer.status == 200:
                     return server
         except OSError:
             time.sleep(0.2)
-    raise RuntimeError("uvicorn did not answer /healthz within 60 s")
+    raise RuntimeError("the server did not answer /healthz within 60 s")
 
 
 def stop(process: subprocess.Popen) -> None:
@@ -441,21 +446,23 @@ def cpu_snapshot() -> tuple[dict[int, tuple[str, int, float]], list[int]]:
     return processes, machine
 
 
-def cpu_use(before, after, server: int, clients: set[int]) -> tuple[dict[str, float], float]:
-    """CPU seconds between two snapshots by group (uvicorn: the server's process group;
+def cpu_use(before, after, servers: dict[str, int], clients: set[int]) -> tuple[dict[str, float], float]:
+    """CPU seconds between two snapshots by group (each server: its process group, by name;
     clients; postgres; redis; everything else) and the machine's busy share."""
-    groups = {"uvicorn": 0.0, "clients": 0.0, "postgres": 0.0, "redis": 0.0, "other": 0.0}
+    groups = {**dict.fromkeys(servers, 0.0), "clients": 0.0, "postgres": 0.0, "redis": 0.0, "other": 0.0}
+    by_group = {group: name for name, group in servers.items()}
     for pid, (name, group, seconds) in after[0].items():
         spent = seconds - (before[0][pid][2] if pid in before[0] and before[0][pid][0] == name else 0.0)
-        key = ("uvicorn" if group == server else "clients" if pid in clients else "postgres" if name == "postgres"
-               else "redis" if name.startswith("redis") else "other")
+        key = (by_group[group] if group in by_group else "clients" if pid in clients
+               else "postgres" if name == "postgres" else "redis" if name.startswith("redis") else "other")
         groups[key] += spent
     delta = [b - a for a, b in zip(before[1], after[1])]
     idle = delta[3] + delta[4]  # idle, iowait
     return groups, 1 - idle / sum(delta) if sum(delta) else 0.0
 
 
-def run_clients(args, port: int, seats: list[dict], deadline: float, server: int) -> tuple[list[dict], float, tuple]:
+def run_clients(args, ports: tuple[int, int], seats: list[dict], deadline: float,
+                servers: dict[str, int]) -> tuple[list[dict], float, tuple]:
     """Start the client processes, release them together, collect their records; returns them,
     the start time (monotonic) and the CPU each group of processes used meanwhile."""
     ctx = multiprocessing.get_context("spawn")  # no Django, no database connection inherited
@@ -463,7 +470,7 @@ def run_clients(args, port: int, seats: list[dict], deadline: float, server: int
     shares = [share for share in shares if share]
     barrier = ctx.Barrier(len(shares) + 1)
     out = ctx.Queue()
-    procs = [ctx.Process(target=client_process, args=(i, port, share, deadline, args.seed, args.think / 1000,
+    procs = [ctx.Process(target=client_process, args=(i, ports, share, deadline, args.seed, args.think / 1000,
                                                        barrier, out), daemon=True)
              for i, share in enumerate(shares)]
     for proc in procs:
@@ -484,7 +491,7 @@ def run_clients(args, port: int, seats: list[dict], deadline: float, server: int
         except queue.Empty:
             if not any(p.is_alive() for p in procs) and out.empty():
                 break
-    cpu = cpu_use(before, cpu_snapshot(), server, {p.pid for p in procs})
+    cpu = cpu_use(before, cpu_snapshot(), servers, {p.pid for p in procs})
     for proc in procs:
         proc.join(timeout=1)
         if proc.is_alive():
@@ -545,6 +552,7 @@ def report(args, options: dict, seats: list[dict], results: list[dict], started:
 
     print(f"{args.game} {options}, tables of {args.table_size}: {len(seats)} remote seats in {len(matches)} matches, "
           f"{len(results)} client processes, {args.workers} uvicorn worker(s), DATABASE_POOL {args.pool}, "
+          f"{f'moves through gunicorn x{args.web_workers}, ' if args.split else ''}"
           f"think time {args.think:g} ms")
     print(f"  moves:                      {len(applied):,} in {wall:.2f} s: {len(applied) / wall if wall else 0:,.1f} "
           f"moves/s ({len(overs)}/{len(matches)} matches over)")
@@ -588,6 +596,9 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=8, help=f"client processes (at most {MAX_CLIENTS})")
     parser.add_argument("--workers", type=int, default=2, help="uvicorn worker processes")
     parser.add_argument("--pool", type=int, default=16, help="DATABASE_POOL: connections per uvicorn worker")
+    parser.add_argument("--split", action="store_true",
+                        help="as docker/compose.yaml serves them: the streams by uvicorn, the moves by gunicorn")
+    parser.add_argument("--web-workers", type=int, default=2, help="--split: gunicorn processes (4 threads each)")
     parser.add_argument("--app", default="tournaments.asgi:application",
                         help="the ASGI application uvicorn serves (a variant under trial: put it on PYTHONPATH)")
     parser.add_argument("--game", default="stoppa", choices=sorted(GAME_OPTIONS))
@@ -624,7 +635,7 @@ def main() -> None:
         except ValueError:
             options[key] = value
     database_recreate(DATABASE)
-    server = None
+    server = web = None
     log = tempfile.NamedTemporaryFile("w+", prefix="bench-online-uvicorn-", suffix=".log", delete=False)
     ok = False
     try:
@@ -641,14 +652,25 @@ def main() -> None:
         print(f"  set up {len(seats)} seats in {time.monotonic() - t0:.1f} s; starting uvicorn", flush=True)
         port = free_port()
         server = start_server(args, dict(env, DATABASE_POOL=str(args.pool)), port, log)
-        results, started, cpu = run_clients(args, port, seats, deadline, server.pid)
+        ports, servers = (port, port), {"uvicorn": server.pid}
+        if args.split:
+            web_port = free_port()
+            web = start_server(args, dict(env, DATABASE_CONN_MAX_AGE="600"), web_port, log, command=[
+                sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind", f"{HOST}:{web_port}",
+                "--workers", str(args.web_workers), "--worker-class", "gthread", "--threads", "4",
+                "--keep-alive", "60", "--log-level", "warning"])
+            ports, servers = (port, web_port), {**servers, "gunicorn": web.pid}
+        results, started, cpu = run_clients(args, ports, seats, deadline, servers)
         stop(server)
+        if args.split:
+            stop(web)
         floor = engine_floor()
         connection.close()
         ok = report(args, options, seats, results, started, cpu, floor)
     finally:
-        if server is not None:
-            stop(server)
+        for process in (server, web):
+            if process is not None:
+                stop(process)
         log.flush()
         if not ok:  # kept for a look
             log.seek(0)

@@ -17,13 +17,14 @@ def broker_configured() -> bool:
 def _fresh_cache():
     """Each test starts with an empty cache: the API's throttles count requests there, and one
     test's requests must not use up the next one's allowance."""
-    from django.core.cache import cache
+    from django.core.cache import cache, caches
 
     from tournaments.services.online import replays
 
     from tournaments.api.streams import open_streams
 
     cache.clear()
+    caches["local"].clear()  # answers kept under their state's key: ids are reused between tests
     replays.clear()  # the online matches' states this process keeps (ids are reused between tests)
     open_streams.clear()  # streams a test left unclosed count against nobody in the next
     yield

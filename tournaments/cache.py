@@ -27,3 +27,20 @@ class RedisCache(DjangoRedisCache):
             if client is None:
                 client = _clients[key] = self._class(self._servers, **self._options)
         return client
+
+
+def count_in_window(cache, key: str, seconds: int) -> int:
+    """Add one to the counter ``key`` of ``cache``, which lives ``seconds`` from its first count,
+    and return it. On Redis one round trip (INCR, and EXPIRE NX: Redis 7 or newer, pipelined); on
+    another cache (the embedded default's memory) add and incr."""
+    if isinstance(cache, RedisCache):
+        key = cache.make_and_validate_key(key)
+        with cache._cache.get_client(key, write=True).pipeline(transaction=False) as pipe:
+            count, _ = pipe.incr(key).expire(key, seconds, nx=True).execute()
+        return count
+    cache.add(key, 0, seconds)
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr: this count opens it again
+        cache.set(key, 1, seconds)
+        return 1

@@ -127,9 +127,14 @@ def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
     each process's own memory (the embedded default: one process). Not the broker's database by
     default: clearing the cache (FLUSHDB) must never drop queued tasks."""
     url = env.get("CACHE_URL", "")
+    # "local": this process's memory, for reads kept under a key that names one exact state (a
+    # leaderboard page under its ladder's ``applied``): never stale, so no need to share them.
+    local = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mazziere-local",
+             "OPTIONS": {"MAX_ENTRIES": 2000}}
     if url:
         if not url.startswith(("redis://", "rediss://")):
             raise ValueError(f"CACHE_URL must be a redis:// or rediss:// URL, not {url!r}")
         return {"default": {"BACKEND": "tournaments.cache.RedisCache", "LOCATION": url,
-                            "KEY_PREFIX": "mazziere"}}
-    return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mazziere"}}
+                            "KEY_PREFIX": "mazziere"}, "local": local}
+    return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mazziere"},
+            "local": local}

@@ -97,7 +97,8 @@ class RatingLadder(models.Model):
     system = models.CharField(max_length=32, help_text="'elo' or 'openskill'")
     config = models.JSONField(help_text="the rating system's full parameters, frozen at creation")
     config_hash = models.CharField(max_length=64)
-    # Rating changes applied so far: the ledger's next sequence number.
+    # The ledger's last sequence number (the next change is applied + 1). It only grows, a
+    # recomputed ledger numbered on from it: one value names one state of the ratings.
     applied = models.PositiveIntegerField(default=0)
     # Only the owner and the organisers attach tournaments and leagues to the ladder (its
     # ratings are as trustworthy as the events that feed it) or make a new version of it.
@@ -445,7 +446,10 @@ class Rating(models.Model):
     class Meta:
         ordering = ["ladder", "-mu"]
         constraints = [models.UniqueConstraint(fields=["ladder", "player"], name="rating_one_per_player")]
-        indexes = [models.Index(models.F("ladder"), models.F("value").desc(), name="rating_leaderboard")]
+        # The board's order (selectors.BOARD_ORDER): a page, at any depth, is read off the index.
+        # It carries the line's numbers too (PostgreSQL), so that the scan never visits the table.
+        indexes = [models.Index(fields=["ladder", "-value", "player"], include=["mu", "sigma", "games", "provisional"],
+                                name="rating_board")]
 
 
 class RatingChange(models.Model):

@@ -10,12 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
+from django.db import connection
 from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 import engine
 from tournaments import formats, ratings, standings as standings_algo
-from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
+from tournaments.models import Entry, Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
 from tournaments.services.pairing import tournament_format
 
 
@@ -92,8 +93,8 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
     of everything they depend on (the entries as they are, names included; the finished
     matches and the rounds, counted; the scoring), read in two small queries: a read after
     any change computes them afresh, and every other read is a cache hit."""
+    key = standings_key(tournament)
     entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
-    key = _standings_key(tournament, entries)
     by_id = {e.player_id: e for e in entries}
     rows = cache.get(key)
     if rows is None:
@@ -102,17 +103,35 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
     return [StandingLine(rank, by_id[player_id].player, *rest) for rank, player_id, *rest in rows]
 
 
-def _standings_key(tournament: Tournament, entries: list) -> str:
-    matches = Match.objects.filter(round__tournament=tournament).aggregate(
-        finished=Count("pk", filter=Q(status=Match.Status.FINISHED)), last=Max("finished_at"))
-    rounds = tournament.rounds.aggregate(made=Count("pk"), closed=Count("pk", filter=Q(status=Round.Status.FINISHED)),
-                                         last=Max("pk"))
-    state = (
-        tournament.pk, tournament.status, tournament.format, tournament.format_config, tournament.points_by_place,
-        tournament.tiebreaks, sorted(matches.items()), sorted(rounds.items()),
-        [(e.player_id, e.seed_rank, e.withdrawn_at, e.disqualified, str(e.player)) for e in entries],
-    )
-    return f"standings:{tournament.pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
+def standings_key(tournament: Tournament) -> str:
+    """A name for the state the tournament's standings are computed from (the entries as they
+    are, names included; the finished matches and the rounds, counted; the scoring): it changes
+    with any change of them. Read on every request for the standings, so in plain SQL: one
+    query on PostgreSQL, which digests the entries itself; two on SQLite."""
+    match, rnd, entry, player = (m._meta.db_table for m in (Match, Round, Entry, Player))
+    pk = tournament.pk
+    # The name a line shows is str(player): the display name, else the name.
+    entries = (f"SELECT e.player_id, e.seed_rank, e.withdrawn_at, e.disqualified, p.display_name, p.name "
+               f"FROM {entry} e JOIN {player} p ON p.id = e.player_id WHERE e.tournament_id = %s")
+    postgres = connection.vendor == "postgresql"
+    digest = (f", (SELECT md5(json_agg(json_build_array(player_id, seed_rank, withdrawn_at, disqualified, "
+              f"display_name, name) ORDER BY seed_rank, player_id)::text) FROM ({entries}) x)") if postgres else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT (SELECT COUNT(*) FROM {match} m JOIN {rnd} r ON m.round_id = r.id "
+            f"        WHERE r.tournament_id = %s AND m.status = %s),"
+            f" (SELECT MAX(m.finished_at) FROM {match} m JOIN {rnd} r ON m.round_id = r.id WHERE r.tournament_id = %s),"
+            f" (SELECT COUNT(*) FROM {rnd} WHERE tournament_id = %s),"
+            f" (SELECT COUNT(*) FROM {rnd} WHERE tournament_id = %s AND status = %s),"
+            f" (SELECT MAX(id) FROM {rnd} WHERE tournament_id = %s){digest}",
+            [pk, Match.Status.FINISHED.value, pk, pk, pk, Round.Status.FINISHED.value, pk] + ([pk] if postgres else []))
+        counts = cursor.fetchone()
+        if not postgres:
+            cursor.execute(entries + " ORDER BY e.seed_rank, e.player_id", [pk])
+            counts = (*counts, cursor.fetchall())
+    state = (pk, tournament.status, tournament.format, tournament.format_config, tournament.points_by_place,
+             tournament.tiebreaks, counts)
+    return f"standings:{pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
 
 
 def _standings_rows(tournament: Tournament, entries: list) -> list[tuple]:
@@ -163,13 +182,13 @@ class LeaderboardLine:
 
 
 class Leaderboard:
-    """A ladder's leaderboard, best first (the system's leaderboard value, then the player's
-    name), read a page at a time: ``board[a:b]`` is one indexed query (the value is kept on
-    each rating, services.ladders), ``len(board)`` a count. Ranks are positions: 1 for the
-    first line of the board."""
+    """A ladder's leaderboard, best first (the system's leaderboard value, then the player who
+    came first: their id), read a page at a time: ``board[a:b]`` is one indexed query (the
+    value is kept on each rating, services.ladders), ``len(board)`` a count. Ranks are
+    positions: 1 for the first line of the board."""
 
     def __init__(self, ladder: RatingLadder) -> None:
-        self.rows = Rating.objects.filter(ladder=ladder).select_related("player").order_by("-value", "player__name")
+        self.rows = Rating.objects.filter(ladder=ladder).select_related("player").order_by(*BOARD_ORDER)
 
     def count(self) -> int:
         return self.rows.count()
@@ -187,6 +206,10 @@ class Leaderboard:
         return iter(self[0:None])
 
 
+BOARD_ORDER = ("-value", "player_id")  # the index rating_leaderboard, in this order
+BOARD_COLUMNS = ("player_id", "player name", "value", "mu", "sigma", "games", "provisional")
+
+
 def ladder_leaderboard(ladder: RatingLadder, limit: int | None = None) -> Leaderboard | list[LeaderboardLine]:
     """Players by the system's leaderboard value (Elo: the rating; openskill: mu − 3σ): the
     whole board, read by pages, or its first ``limit`` lines."""
@@ -194,10 +217,57 @@ def ladder_leaderboard(ladder: RatingLadder, limit: int | None = None) -> Leader
     return board[:limit] if limit else board
 
 
+def board_rows(ladder_id: int, *, limit: int, offset: int = 0, after: tuple[float, int] | None = None,
+               before: tuple[float, int] | None = None) -> list[tuple]:
+    """Lines of a leaderboard as plain rows (:data:`BOARD_COLUMNS`), best first: ``limit``
+    of them from ``offset``, or just after (or just before) the line ``(value, player id)``.
+
+    One query, in plain SQL because its shape is what makes it fast: the window of lines is
+    read off the covering index alone (however deep the offset), and only the lines in it are
+    joined to their players' names."""
+    where, params = "ladder_id = %s", [ladder_id]
+    order = "value DESC, player_id"
+    if after is not None:  # the first condition bounds the index scan, the second breaks ties
+        where += " AND value <= %s AND (value < %s OR player_id > %s)"
+        params += [after[0], after[0], after[1]]
+    elif before is not None:
+        where += " AND value >= %s AND (value > %s OR player_id < %s)"
+        params += [before[0], before[0], before[1]]
+        order = "value, player_id DESC"
+    sql = (f"SELECT w.player_id, (SELECT p.name FROM {Player._meta.db_table} p WHERE p.id = w.player_id), "
+           f"w.value, w.mu, w.sigma, w.games, w.provisional FROM "
+           f"(SELECT player_id, value, mu, sigma, games, provisional FROM {Rating._meta.db_table} "
+           f"WHERE {where} ORDER BY {order} LIMIT %s OFFSET %s) w ORDER BY w.value DESC, w.player_id")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, limit, offset])
+        return [(*row[:6], bool(row[6])) for row in cursor.fetchall()]
+
+
+def board_ahead(ladder_id: int, value: float, player_id: int, *, including: bool) -> int:
+    """How many lines of a leaderboard come before the line ``(value, player id)`` (and that
+    line too, ``including`` it, if it is there)."""
+    same = Q(value=value, player_id__lte=player_id) if including else Q(value=value, player_id__lt=player_id)
+    return Rating.objects.filter(Q(value__gt=value) | same, ladder_id=ladder_id).count()
+
+
+def board_count(ladder_id: int) -> int:
+    return Rating.objects.filter(ladder_id=ladder_id).count()
+
+
 def rating_history(ladder: RatingLadder, player: Player) -> QuerySet[RatingChange]:
     """A player's rating changes on a ladder, in the order applied (without the matches'
     replay records, which a line of history does not show)."""
     return ladder_ledger(ladder).filter(player=player).order_by("sequence")
+
+
+HISTORY_COLUMNS = ("sequence", "match_id", "match__round__tournament_id", "player_id", "before_mu", "before_sigma",
+                   "after_mu", "after_sigma", "games", "expected_place", "actual_place", "created_at")
+
+
+def rating_history_rows(ladder: RatingLadder, player_id: int) -> QuerySet:
+    """:func:`rating_history` as plain rows (:data:`HISTORY_COLUMNS`): what a page of the API
+    shows, without building a model object a line."""
+    return RatingChange.objects.filter(ladder=ladder, player_id=player_id).order_by("sequence").values(*HISTORY_COLUMNS)
 
 
 def ladder_ledger(ladder: RatingLadder) -> QuerySet[RatingChange]:
@@ -226,9 +296,9 @@ def replay_available(match: Match) -> tuple[bool, str]:
     return True, ""
 
 
-def match_log(match: Match) -> list[dict]:
-    """The match's complete event log, rebuilt by replaying its record through the engine."""
-    return engine.load(match.record).log
+def match_log(record: dict) -> list[dict]:
+    """A match's complete event log, rebuilt by replaying its record through the engine."""
+    return engine.load(record).log
 
 
 # --- online play ---------------------------------------------------------------------------------

@@ -114,11 +114,16 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_AUTOREFRESH = DEBUG
 
 REST_FRAMEWORK = {
+    # Proxies in front of the site that append the address they saw to X-Forwarded-For
+    # (compose: nginx, 1). 0: the connection's address is the caller's, and the header, which
+    # anybody may send, is ignored. The anonymous budgets and stream caps count per address.
+    "NUM_PROXIES": int(os.environ.get("API_NUM_PROXIES", "0")),
     # drf-spectacular's, plus the error statuses each operation can answer (tournaments/api/schema.py).
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "tournaments.api.errors.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # ?limit= (at most 500) and ?offset=; lists in a fixed order page by cursor (api/pagination.py).
+    "DEFAULT_PAGINATION_CLASS": "tournaments.api.pagination.Pages",
     "PAGE_SIZE": 100,
     # Programs send a personal token (Authorization: Bearer ...); the browser its session.
     # The token class comes first so that an unauthenticated request is answered 401 with a

@@ -25,7 +25,13 @@ def body(answer) -> str:
 
 
 def listed(client: APIClient, url: str) -> list[dict]:
-    return client.get(url, {"limit": 1000}).json()["results"]
+    """Every line of a list, page after page by its next links."""
+    lines, page = [], client.get(url, {"limit": 500}).json()
+    while True:
+        lines += page["results"]
+        if not page["next"]:
+            return lines
+        page = client.get(page["next"]).json()
 
 
 @pytest.fixture

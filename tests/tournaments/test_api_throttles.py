@@ -51,6 +51,24 @@ def test_an_anonymous_caller_has_a_budget_per_ip_address(rates):
     assert calls(there, 3) == [200] * 3  # another address has its own
 
 
+def test_an_anonymous_caller_gets_no_new_budget_by_naming_another_address_in_a_header(rates):
+    rates(anon="2/hour")
+    assert [APIClient(REMOTE_ADDR="203.0.113.5", HTTP_X_FORWARDED_FOR=f"198.51.100.{i}").get("/api/").status_code
+            for i in range(3)] == [200, 200, 429]  # no proxy in front (API_NUM_PROXIES 0): the header is the caller's
+
+
+def test_behind_one_proxy_the_address_it_saw_is_the_callers(rates, settings):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    rates(anon="2/hour")
+
+    def via_proxy(chain: str) -> APIClient:  # the proxy appends the address it saw to the caller's header
+        return APIClient(REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR=chain)
+
+    assert calls(via_proxy("203.0.113.5"), 2) == [200, 200]
+    assert_throttled(via_proxy("192.0.2.1, 203.0.113.5").get("/api/"))  # a forged first entry changes nothing
+    assert calls(via_proxy("203.0.113.6"), 2) == [200, 200]  # another caller behind the same proxy
+
+
 def test_a_token_has_its_own_budget_and_the_account_one_over_all_its_tokens(rates):
     rates(token="2/hour", user="3/hour", anon="1/hour")
     ada = get_user_model().objects.create_user("ada")
@@ -115,3 +133,16 @@ def test_a_budget_is_counted_in_windows_and_retry_after_says_when_the_next_opens
     clock[0] = 661.0  # the next window
     assert calls(here, 2) == [200, 200]
     assert_throttled(here.get("/api/players/"))
+
+
+def test_a_windows_counter_counts_each_request_and_is_gone_when_its_window_is():
+    import time
+
+    from django.core.cache import caches
+
+    from tournaments.cache import count_in_window
+
+    counts = [count_in_window(caches["default"], "budget-test:window", 1) for _ in range(3)]
+    assert counts == [1, 2, 3]
+    time.sleep(1.2)  # Redis: the EXPIRE set with the first count; memory: its timeout
+    assert count_in_window(caches["default"], "budget-test:window", 1) == 1

@@ -20,13 +20,14 @@ pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
 
 def computed(ladder) -> list[tuple[str, float, bool]]:
-    """The board as the ladder's system computes it from the ratings: best value, then name."""
+    """The board as the ladder's system computes it from the ratings: best value, then the
+    player who came first."""
     system = ratings.system_from_json(ladder.config)
     lines = []
     for row in Rating.objects.filter(ladder=ladder).select_related("player"):
         rating = ratings.Rating(mu=row.mu, sigma=row.sigma, games=row.games)
-        lines.append((row.player.name, system.leaderboard_value(rating), system.is_provisional(rating)))
-    return sorted(lines, key=lambda line: (-line[1], line[0]))
+        lines.append((row.player.name, system.leaderboard_value(rating), system.is_provisional(rating), row.player_id))
+    return [line[:3] for line in sorted(lines, key=lambda line: (-line[1], line[3]))]
 
 
 @pytest.mark.parametrize("system", ["elo", "openskill_plackett_luce"])

@@ -138,6 +138,27 @@ def test_recompute_rebuilds_the_ledger_bit_for_bit():
     assert ladder_recompute(ladder=tournament.ladder).differences == []
 
 
+def test_a_repaired_ledger_is_a_new_version_of_the_ladder_and_its_board_is_read_anew():
+    from rest_framework.test import APIClient
+
+    from tournaments.models import Rating
+
+    tournament = make_tournament(bot_players(4))
+    play_out(tournament)
+    ladder = tournament.ladder
+    ladder.refresh_from_db()
+    applied = ladder.applied
+    top = Rating.objects.filter(ladder=ladder).order_by("-value").first()
+    Rating.objects.filter(pk=top.pk).update(value=top.value + 1000, mu=top.mu + 1000)  # tampered
+    RatingChange.objects.filter(ladder=ladder, player=top.player).update(after_mu=top.mu + 1000)
+    url = f"/api/ladders/{ladder.pk}/leaderboard/"
+    assert APIClient().get(url).json()["results"][0]["rating"] == top.value + 1000
+    assert ladder_recompute(ladder=ladder, write=True).written
+    ladder.refresh_from_db()
+    assert ladder.applied == 2 * applied  # numbered on: no earlier state's number is used again
+    assert APIClient().get(url).json()["results"][0]["rating"] == top.value
+
+
 def test_a_result_is_recorded_once_whoever_records_it_again():
     _, (match,) = started_round_robin()
     first, _ = match_record_result(match_id=match.pk, scores=[3, -1, -1, -1], places=[1, 2, 2, 2], source="engine")

@@ -251,6 +251,21 @@ class RatingChangeSerializer(serializers.ModelSerializer):
                   "games", "expected_place", "actual_place", "created_at"]
 
 
+_WHEN = serializers.DateTimeField()
+_RENAMED = {"match_id": "match", "match__round__tournament_id": "tournament", "player_id": "player"}
+
+
+def rating_change_rows(rows: list[dict]) -> list[dict]:
+    """Rows of selectors.rating_history_rows as RatingChangeSerializer shows a change (the
+    same keys, in the same order, the same values), at a fraction of its cost."""
+    out = []
+    for row in rows:
+        line = {_RENAMED.get(key, key): value for key, value in row.items()}
+        line["created_at"] = _WHEN.to_representation(line["created_at"])
+        out.append(line)
+    return out
+
+
 class SubmissionSerializer(serializers.ModelSerializer):
     places = serializers.ListField(
         child=serializers.IntegerField(), required=False,

@@ -28,6 +28,7 @@ from django.http import StreamingHttpResponse
 from rest_framework import exceptions
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
+from rest_framework.throttling import BaseThrottle
 
 from tournaments import events
 from tournaments.feeds import Event
@@ -36,6 +37,11 @@ from tournaments.services.errors import ServiceError
 log = logging.getLogger(__name__)
 
 RETRY_MILLISECONDS = 2000  # what an EventSource waits before it reconnects
+
+# The paths of the event streams. A deployment sends these to the ASGI server (uvicorn: a
+# connection held on its event loop) and every other request to the WSGI server (gunicorn:
+# plain requests at a fraction of the CPU); docker/nginx.conf routes by this very expression.
+STREAM_PATHS = r"^/api/(matches/[^/.]+/(seats/[0-9]+/)?events|seats/events)(\.[a-z0-9]+)?/?$"
 
 
 class JsonAnswers(BaseContentNegotiation):
@@ -116,7 +122,7 @@ def caller_key(request) -> str:
     user = getattr(request, "user", None)
     if user is not None and user.is_authenticated:
         return f"user:{user.pk}"
-    return f"address:{request.META.get('REMOTE_ADDR', '')}"
+    return f"address:{BaseThrottle().get_ident(request)}"  # as the budgets count it (API_NUM_PROXIES)
 
 
 class _StreamResponse(StreamingHttpResponse):

@@ -16,9 +16,11 @@ Beyond a budget the answer is 429 with ``Retry-After`` (seconds). The rates are 
 
 from __future__ import annotations
 
+from django.core.cache import caches
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
 
+from tournaments.cache import count_in_window
 from tournaments.models import ApiToken
 
 
@@ -45,13 +47,7 @@ class _Budget(SimpleRateThrottle):
         window = int(now // self.duration)
         self.window_ends = (window + 1) * self.duration
         key = f"{self.get_cache_key(request, view)}:{window}"
-        self.cache.add(key, 0, self.duration + 1)
-        try:
-            count = self.cache.incr(key)
-        except ValueError:  # expired between add and incr: this request opens it again
-            self.cache.set(key, 1, self.duration + 1)
-            count = 1
-        return count <= self.num_requests
+        return count_in_window(caches["default"], key, self.duration + 1) <= self.num_requests
 
     def wait(self):
         """Seconds until the window ends (Retry-After)."""

@@ -25,10 +25,13 @@ from tournaments.services import (
     ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
 )
 
-from . import auth, exports, serializers as s, streams
+from . import auth, boards, exports, serializers as s, streams
+from .kept import kept, kept_response
+from .pagination import Ordering, cursor_by
 from .schema import api_errors
 from .throttles import ScopeThrottle
 
+ORDERED = [*api_settings.DEFAULT_FILTER_BACKENDS, Ordering]  # the filters, and ?ordering=
 STREAM = {"renderer_classes": [JSONRenderer], "content_negotiation_class": streams.JsonAnswers}
 STREAM_RESPONSE = {(200, "text/event-stream"): OpenApiResponse(
     OpenApiTypes.STR, description="server-sent events, each `id`, `event` and one line of JSON `data` (docs/online.md)")}
@@ -123,6 +126,8 @@ class PlayerViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     queryset = Player.objects.select_related("owner")
     serializer_class = s.PlayerSerializer
     filterset_fields = ["kind", "bot_kind", "active"]
+    filter_backends = ORDERED
+    ordering_fields = ["name", "created_at", "id"]
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "registering a player needs the organise scope")
@@ -147,6 +152,8 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     queryset = RatingLadder.objects.select_related("owner").prefetch_related("organisers")
     serializer_class = s.LadderSerializer
     filterset_fields = ["game", "slug", "system"]
+    filter_backends = ORDERED
+    ordering_fields = ["name", "slug", "created_at", "id"]
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "creating a ladder needs the organise scope")
@@ -181,17 +188,31 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         return exports.export_response(request, fetch, kind=kind, columns=columns, rows_of=lambda change: [change],
                                        filename=f"{ladder.slug}-v{ladder.version}-ledger")
 
+    def _ladder(self) -> RatingLadder:
+        """The ladder of a read of its board or history: its row alone (every ladder is public)."""
+        return generics.get_object_or_404(RatingLadder.objects.only("pk", "applied"), pk=self.kwargs["pk"])
+
     @extend_schema(responses=s.LeaderboardSerializer(many=True), filters=False)
-    @action(detail=True)
+    @action(detail=True, pagination_class=boards.BoardPages)
     def leaderboard(self, request, pk=None):
-        return self.paginated(selectors.ladder_leaderboard(self.get_object()), s.LeaderboardSerializer)
+        """The ladder's players, best first, a page at a time: by the cursors of the ``next``
+        and ``previous`` links, or by ``offset`` (docs/api.md, "Lists")."""
+        return self.paginator.page(request, self._ladder())
 
     @extend_schema(responses=s.RatingChangeSerializer(many=True), filters=False)
-    @action(detail=True, url_path=r"history/(?P<player_id>\d+)")
+    @action(detail=True, url_path=r"history/(?P<player_id>\d{1,18})", pagination_class=cursor_by("sequence"))
     def history(self, request, pk=None, player_id=None):
-        ladder = self.get_object()
-        player = get_object_or_404(Player, pk=player_id)
-        return self.paginated(selectors.rating_history(ladder, player), s.RatingChangeSerializer)
+        """A player's rating changes on the ladder, in the order applied."""
+        ladder = self._ladder()
+
+        def page() -> dict:
+            rows = self.paginate_queryset(selectors.rating_history_rows(ladder, int(player_id)))
+            if not rows and not Player.objects.filter(pk=player_id).exists():
+                raise NotFound(f"no player {player_id}")
+            return self.get_paginated_response(s.rating_change_rows(rows)).data
+
+        # A history changes only as ratings are applied: kept under the ladder's ``applied``.
+        return kept_response(request, f"history:{ladder.pk}:{ladder.applied}", page)
 
 
 def _ladder_allowed(caller: rules.Caller, ladder: RatingLadder | None) -> None:
@@ -222,6 +243,8 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     queryset = Tournament.objects.select_related("ladder", "owner").prefetch_related("organisers")
     serializer_class = s.TournamentSerializer
     filterset_class = TournamentFilter
+    filter_backends = ORDERED
+    ordering_fields = ["name", "starts_at", "created_at", "id"]
     lookup_value_regex = r"\d+"
 
     def _organised(self) -> Tournament:
@@ -279,7 +302,14 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     @extend_schema(responses=s.StandingSerializer(many=True), filters=False)
     @action(detail=True)
     def standings(self, request, pk=None):
-        return self.paginated(selectors.tournament_standings(self.get_object()), s.StandingSerializer)
+        """The standings, with each rank's tie-breaks and its explanation."""
+        tournament = generics.get_object_or_404(Tournament, pk=pk)
+
+        def page() -> dict:
+            lines = self.paginate_queryset(selectors.tournament_standings(tournament))
+            return self.get_paginated_response(s.StandingSerializer(lines, many=True).data).data
+
+        return kept_response(request, selectors.standings_key(tournament), page)
 
     @extend_schema(responses=EXPORT_RESPONSE, parameters=EXPORT_PARAMETERS, filters=False)
     @action(detail=True, **STREAM)
@@ -301,7 +331,7 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
         return self.paginated(selectors.tournament_rounds(self.get_object()), s.RoundSerializer)
 
     @extend_schema(responses=s.AuditSerializer(many=True), filters=False)
-    @action(detail=True)
+    @action(detail=True, pagination_class=cursor_by("id"))
     def audit(self, request, pk=None):
         return self.paginated(self.get_object().audit.select_related("match__round"), s.AuditSerializer)
 
@@ -357,6 +387,7 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     queryset = Match.objects.select_related("round__tournament").prefetch_related("seats__player")
     serializer_class = s.MatchSerializer
+    pagination_class = cursor_by("id")  # in the order made: a page never repeats nor skips a match
     filterset_fields = ["status", "round__tournament", "round__number"]
 
     @extend_schema(responses={200: s.ReplaySerializer, 409: OpenApiResponse(description="not yet: the reason")})
@@ -364,14 +395,20 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def replay(self, request, pk=None):
         """The match's inputs, actions and complete log, once its outcome is public: finished
         and, in duplicate play, its round over."""
-        match = self.get_object()
+        match = generics.get_object_or_404(Match.objects.select_related("round").defer("record"), pk=pk)
         ok, why = selectors.replay_available(match)
         if not ok:
             raise ServiceError(why, code="conflict")
-        if match.record is None:  # reported by people: no engine record to replay
-            return Response({"format": s.REPLAY_FORMAT, "match": match.pk, "record": None, "log": None})
-        return Response({"format": s.REPLAY_FORMAT, "match": match.pk, "record": match.record,
-                         "log": selectors.match_log(match)})
+
+        def replay() -> dict:
+            record = Match.objects.values_list("record", flat=True).get(pk=match.pk)
+            if record is None:  # reported by people: no engine record to replay
+                return {"format": s.REPLAY_FORMAT, "match": match.pk, "record": None, "log": None}
+            return {"format": s.REPLAY_FORMAT, "match": match.pk, "record": record,
+                    "log": selectors.match_log(record)}
+
+        # A finished match's replay never changes (its finishing time is in the key all the same).
+        return Response(kept(f"replay:{s.REPLAY_FORMAT}:{match.pk}:{match.finished_at}", replay))
 
     @api_errors(409)
     @extend_schema(request=None, responses=s.MatchSerializer)
@@ -550,6 +587,8 @@ class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     queryset = League.objects.select_related("owner").prefetch_related("players", "organisers")
     serializer_class = s.LeagueSerializer
     filterset_fields = ["game"]
+    filter_backends = ORDERED
+    ordering_fields = ["name", "created_at", "id"]
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "creating a league needs the organise scope")

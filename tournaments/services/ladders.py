@@ -191,6 +191,7 @@ def ladder_recompute(*, ladder: RatingLadder, write: bool = False) -> Recomputed
         if write and differences:
             RatingChange.objects.filter(ladder=ladder).delete()
             Rating.objects.filter(ladder=ladder).delete()
-            ladder.applied = 0
+            # The rebuilt ledger is numbered on from the old one: ``applied`` only grows, so
+            # each value names one state of the ladder's ratings (what caches of the board key on).
             _write_ledger(ladder, [(rated.order_key[1], rated.changes) for rated in ledger], {})
         return Recomputed(ladder, len(ledger), differences, bool(write and differences))

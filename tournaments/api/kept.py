@@ -1,0 +1,31 @@
+"""Answers kept in this process's memory under a key that names one exact state of what they
+show (a leaderboard page under its ladder's ``applied``, standings under the key of their
+inputs, a finished match's replay): such an answer is never stale, only unused, so it needs no
+invalidation and no sharing between processes. Django's local-memory cache ("local", bounded:
+tournaments/config.py) holds them; a request that finds one costs a lookup."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+
+from django.core.cache import caches
+from rest_framework.response import Response
+
+KEEP_SECONDS = 3600  # an answer about a state that has passed is not asked for again: let it go
+
+
+def kept(key: str, build: Callable[[], dict]) -> dict:
+    """The body kept under ``key``, built (and kept) if there is none."""
+    key = hashlib.blake2b(key.encode(), digest_size=20).hexdigest()  # any text, one short safe key
+    body = caches["local"].get(key)
+    if body is None:
+        body = build()
+        caches["local"].set(key, body, KEEP_SECONDS)
+    return body
+
+
+def kept_response(request, key: str, build: Callable[[], dict]) -> Response:
+    """:func:`kept` for the answer to ``request``: the key takes in the whole URL (its page, its
+    links' host)."""
+    return Response(kept(f"{key}:{request.build_absolute_uri()}", build))

@@ -1,0 +1,81 @@
+"""How the API's lists come in pages (docs/api.md, "Lists").
+
+Three kinds, by what a list's order allows:
+
+* :class:`Pages`: ``?limit=`` and ``?offset=``, with the count: short lists and lists whose
+  order changes as they grow (standings, entries, rounds, the top-level lists).
+* :class:`Cursor`: ``?limit=`` and ``?cursor=``, the links a page gives: lists in an order that
+  never changes (a ladder's history, matches, audit), so that the next page neither repeats
+  nor skips a line when the list grows meanwhile, and a deep page costs what the first does.
+* the leaderboard's own (:mod:`tournaments.api.boards`): a cursor, or an offset for a page
+  number, with the count.
+
+The top-level lists of things people name also take ``?ordering=`` (:class:`Ordering`).
+
+Every bad ``limit``, ``offset`` or ``cursor`` is a 400 naming it, never silently replaced.
+"""
+
+from __future__ import annotations
+
+from rest_framework import filters, pagination
+from rest_framework.exceptions import ValidationError
+
+DEFAULT_LIMIT = 100
+MAX_LIMIT = 500
+MAX_OFFSET = 1_000_000
+
+
+def bounded_int(request, name: str, default: int, low: int, high: int) -> int:
+    """Query parameter ``name`` as an integer in [low, high], ``default`` when absent (400 else)."""
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return default
+    if not raw.isdigit() or not low <= int(raw) <= high:
+        raise ValidationError({name: [f"{name} is a whole number from {low} to {high}"]})
+    return int(raw)
+
+
+class Pages(pagination.LimitOffsetPagination):
+    default_limit = DEFAULT_LIMIT
+    max_limit = MAX_LIMIT
+
+    def get_limit(self, request) -> int:
+        return bounded_int(request, self.limit_query_param, self.default_limit, 1, self.max_limit)
+
+    def get_offset(self, request) -> int:
+        return bounded_int(request, self.offset_query_param, 0, 0, MAX_OFFSET)
+
+
+class Cursor(pagination.CursorPagination):
+    """Pages by a cursor over an order that never changes (``ordering``: a unique field)."""
+
+    page_size = DEFAULT_LIMIT
+    page_size_query_param = "limit"
+    max_page_size = MAX_LIMIT
+    ordering = "id"
+
+    def get_page_size(self, request) -> int:
+        return bounded_int(request, self.page_size_query_param, self.page_size, 1, self.max_page_size)
+
+    def decode_cursor(self, request):
+        try:
+            return super().decode_cursor(request)
+        except pagination.NotFound:  # DRF's answer to a cursor it cannot read is a 404
+            raise ValidationError({self.cursor_query_param: ["not a cursor this list gave"]}) from None
+
+
+def cursor_by(field: str) -> type[Cursor]:
+    """A :class:`Cursor` over ``field`` (e.g. ``"sequence"``)."""
+    return type(f"CursorBy{field.title()}", (Cursor,), {"ordering": field})
+
+
+class Ordering(filters.OrderingFilter):
+    """``?ordering=field`` or ``-field`` (comma-separated), among the view's ``ordering_fields``
+    only; a field it does not take is a 400 naming them (DRF's own would ignore it)."""
+
+    def remove_invalid_fields(self, queryset, fields, view, request):
+        valid = super().remove_invalid_fields(queryset, fields, view, request)
+        if len(valid) != len(fields):
+            allowed = ", ".join(name for name, _ in self.get_valid_fields(queryset, view, {"request": request}))
+            raise ValidationError({self.ordering_param: [f"order by {allowed} (a - before one: descending)"]})
+        return valid
