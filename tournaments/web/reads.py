@@ -62,14 +62,14 @@ def ladder_system(ladder: RatingLadder) -> ratings.RatingSystem:
 
 def _position() -> Coalesce:
     """A rating's line on its ladder's leaderboard, as selectors.Leaderboard numbers them
-    (by value, then the player's name): 1 + those above it. Two counts along the
-    rating_leaderboard index (ladder, value), not a sort of the ladder."""
+    (by value, then the player who came first: selectors.BOARD_ORDER): 1 + those above it. Two
+    counts along the rating_board index (ladder, value, player), not a sort of the ladder."""
     def count(rows: QuerySet) -> Coalesce:
         return Coalesce(Subquery(rows.order_by().values("ladder").annotate(n=Count("pk")).values("n")), Value(0))
 
     same_ladder = Rating.objects.filter(ladder=OuterRef("ladder"))
     above = count(same_ladder.filter(value__gt=OuterRef("value")))
-    level_before = count(same_ladder.filter(value=OuterRef("value"), player__name__lt=OuterRef("player__name")))
+    level_before = count(same_ladder.filter(value=OuterRef("value"), player_id__lt=OuterRef("player_id")))
     return above + level_before + Value(1)
 
 
@@ -81,7 +81,7 @@ class LeaderboardSearch:
     def __init__(self, ladder: RatingLadder, q: str) -> None:
         matching = Q(player__name__icontains=q) | Q(player__display_name__icontains=q)
         self.rows = (Rating.objects.filter(matching, ladder=ladder).select_related("player")
-                     .annotate(position=_position()).order_by("-value", "player__name"))
+                     .annotate(position=_position()).order_by(*selectors.BOARD_ORDER))
 
     def count(self) -> int:
         return self.rows.count()

@@ -114,7 +114,7 @@ def test_search_narrows_the_board_to_matching_names_and_keeps_their_ranks(client
     page = body(client.get(f"/ladders/{ladder.pk}/", {"q": "p-0004"}))
     names = [Player.objects.get(pk=pk).name for pk in ids(page, "players")]
     assert names == [f"p-{i:05d}" for i in range(40, 50)]
-    assert ranks(page) == list(range(41, 51))  # their places on the whole board, ties split by name
+    assert ranks(page) == list(range(41, 51))  # their places on the whole board, ties to the player who came first
     assert "10 players match “p-0004”." in page
 
 
