@@ -32,6 +32,7 @@ import json
 import multiprocessing
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -196,8 +197,55 @@ def client(port: int, name: str, data: dict, connections: int, seconds: float, s
     out.put(asyncio.run(hammer(port, name, data, connections, seconds, seed)))
 
 
+WRK_SCRIPT = """
+local paths = {%(paths)s}
+local n = #paths
+math.randomseed(%(seed)d)
+request = function()
+  return wrk.format("GET", paths[math.random(n)], {["Accept"] = "application/json"})
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("RESULT %%d %%d %%d\\n", summary.requests, summary.duration,
+                         e.status + e.connect + e.read + e.write + e.timeout))
+  for i = 1, #latency do
+    local value, count = latency(i)
+    io.write(string.format("LATENCY %%d %%d\\n", value, count))
+  end
+end
+"""
+
+
+def measure_wrk(port: int, name: str, data: dict, args, seed: int) -> tuple[list, int, float]:
+    """One phase with wrk (a load generator in C, so that the client takes little of the
+    machine): ``args.connections`` connections on two threads, each request a path drawn
+    from 2,000 of the endpoint's; every request's latency comes back from its histogram."""
+    rng = random.Random(seed)
+    sample = ", ".join(json.dumps(paths(name, data, rng)) for _ in range(2000))
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(WRK_SCRIPT % {"paths": sample, "seed": seed})
+    try:
+        done = subprocess.run(["wrk", "-t2", f"-c{args.connections}", f"-d{max(1, round(args.seconds))}s", "-s", script.name,
+                               f"http://{HOST}:{port}"], capture_output=True, text=True, check=True,
+                              timeout=args.seconds + 60)
+    finally:
+        os.unlink(script.name)
+    latencies, errors, took = [], 0, 0.0
+    for line in done.stdout.splitlines():
+        kind, *numbers = line.split()
+        if kind == "RESULT":
+            _, duration_us, errors = map(int, numbers)
+            took = duration_us / 1e6
+        elif kind == "LATENCY":
+            value_us, count = map(int, numbers)
+            latencies += [value_us / 1e6] * count
+    return latencies, errors, took
+
+
 def measure(port: int, name: str, data: dict, args, seed: int) -> tuple[list, int, float]:
     """One phase: ``args.connections`` connections over ``args.clients`` processes."""
+    if args.load == "wrk":
+        return measure_wrk(port, name, data, args, seed)
     out = multiprocessing.Queue()
     share = [args.connections // args.clients + (1 if i < args.connections % args.clients else 0)
              for i in range(args.clients)]
@@ -253,7 +301,10 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100_000)
     parser.add_argument("--entrants", type=int, default=500)
     parser.add_argument("--connections", type=int, default=16)
-    parser.add_argument("--clients", type=int, default=4, help="client processes sharing the connections")
+    parser.add_argument("--load", choices=["wrk", "python"], default="wrk" if shutil.which("wrk") else "python",
+                        help="the load generator: wrk (apt-get install wrk; the default where installed) or this "
+                             "script's own asyncio clients")
+    parser.add_argument("--clients", type=int, default=4, help="python load: client processes sharing the connections")
     parser.add_argument("--seconds", type=float, default=4.0, help="each endpoint's time in each round")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
@@ -304,7 +355,8 @@ def main() -> None:
         if not args.keep_db:
             database_drop(DATABASE)
     floor = len(results["floor"][0]) / results["floor"][2]
-    print(f"\n{args.connections} connections, {args.clients} client processes, {args.server} x{args.workers}, "
+    load = "wrk, 2 threads" if args.load == "wrk" else f"{args.clients} client processes"
+    print(f"\n{args.connections} connections ({load}), {args.server} x{args.workers}, "
           f"{args.rounds} rounds of {args.seconds:g} s per endpoint")
     print(f"{'endpoint':<20}{'req/s':>9}{'share':>8}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}  goal")
     for name in ENDPOINTS:
