@@ -205,3 +205,15 @@ def test_the_top_level_lists_order_by_a_field_either_way(url, field):
 def test_ordering_by_a_field_a_list_does_not_take_is_a_400_naming_those_it_does(rated):
     answer = APIClient().get("/api/players/", {"ordering": "bot_config"})
     assert answer.status_code == 400 and "name, created_at, id" in fields(answer)["ordering"][0]
+
+
+def test_a_kept_answer_is_sent_as_json_and_the_browsable_api_still_renders_it(board):
+    client = APIClient()
+    url = f"/api/ladders/{board.pk}/leaderboard/?limit=3"
+    first, again = client.get(url), client.get(url)
+    assert again["Content-Type"] == first["Content-Type"] == "application/json"
+    assert again.content == first.content and again["ETag"] == first["ETag"]
+    assert "Accept" in again["Vary"]
+    html = client.get(url, HTTP_ACCEPT="text/html")
+    assert html.status_code == 200 and html["Content-Type"].startswith("text/html")
+    assert client.get(url, HTTP_ACCEPT="application/json; indent=2").content.startswith(b"{\n")

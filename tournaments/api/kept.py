@@ -10,6 +10,8 @@ import hashlib
 from collections.abc import Callable
 
 from django.core.cache import caches
+from django.http import HttpResponse
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 KEEP_SECONDS = 3600  # an answer about a state that has passed is not asked for again: let it go
@@ -25,7 +27,13 @@ def kept(key: str, build: Callable[[], dict]) -> dict:
     return body
 
 
-def kept_response(request, key: str, build: Callable[[], dict]) -> Response:
-    """:func:`kept` for the answer to ``request``: the key takes in the whole URL (its page, its
-    links' host)."""
-    return Response(kept(f"{key}:{request.build_absolute_uri()}", build))
+def kept_response(request, key: str, build: Callable[[], dict]) -> HttpResponse:
+    """:func:`kept` for the answer to ``request``, kept as the JSON it is sent as (rendered
+    once, as DRF's JSONRenderer renders it); the key takes in the whole URL (its page, its
+    links' host). Another answer's format (the browsable API) is rendered each time."""
+    url = request.build_absolute_uri()
+    renderer = getattr(request, "accepted_renderer", None)
+    if not isinstance(renderer, JSONRenderer) or "indent" in (request.accepted_media_type or ""):
+        return Response(kept(f"{key}:{url}", build))
+    body = kept(f"{key}:{url}:json", lambda: renderer.render(build()))
+    return HttpResponse(body, content_type="application/json")

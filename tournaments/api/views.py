@@ -26,7 +26,7 @@ from tournaments.services import (
 )
 
 from . import auth, boards, exports, serializers as s, streams
-from .kept import kept, kept_response
+from .kept import kept_response
 from .pagination import Ordering, cursor_by
 from .schema import api_errors
 from .throttles import ScopeThrottle
@@ -408,7 +408,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
                     "log": selectors.match_log(record)}
 
         # A finished match's replay never changes (its finishing time is in the key all the same).
-        return Response(kept(f"replay:{s.REPLAY_FORMAT}:{match.pk}:{match.finished_at}", replay))
+        return kept_response(request, f"replay:{s.REPLAY_FORMAT}:{match.pk}:{match.finished_at}", replay)
 
     @api_errors(409)
     @extend_schema(request=None, responses=s.MatchSerializer)
