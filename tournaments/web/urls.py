@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 
@@ -15,4 +15,6 @@ urlpatterns = [
     path("tournaments/<int:pk>/rounds/<int:number>/", views.round_tables, name="round"),
     path("tournaments/<int:pk>/rounds/<int:number>/pairings/", views.pairings, name="pairings"),
     path("matches/<int:pk>/", views.match, name="match"),
+    path("", include("tournaments.web.play_urls")),  # replays and the play screen
+    path("", include("tournaments.web.organise_urls")),  # signing in and the organisers' screens
 ]
