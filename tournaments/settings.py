@@ -98,6 +98,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Signing in on the pages (tournaments/web/organise.py): the organisers' screens send anybody
+# else there, and back; signing out goes home.
+LOGIN_URL = "web:sign-in"
+LOGIN_REDIRECT_URL = "web:organise"
+LOGOUT_REDIRECT_URL = "web:home"
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True

@@ -7,7 +7,9 @@ a finished Piazza single elimination, a Spacca il mazzo double elimination and a
 multi-table knockout, a Sette e mezzo Swiss left half played with one table in play, and a
 tournament open for registration. Then it serves the site on a loopback port (DEBUG off, as
 deployed) and writes a PNG of each page at each width into ``screenshots/`` (git-ignored),
-saying which page, if any, is wider than its window.
+saying which page, if any, is wider than its window. The organisers' screens are photographed
+signed in as the club's organiser, every other page as a visitor. (The play screen needs an
+online match with a person at it: tests/tournaments/web/test_browser_play.py photographs none.)
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connection
@@ -48,6 +51,7 @@ BOTS = [
 PEOPLE = [("giulia-rossi", "Giulia Rossi"), ("marco-bianchi", "Marco Bianchi")]
 WIDTHS = (390, 1280)
 PRINTED = {"15-pairings"}  # also photographed with the print stylesheet
+ORGANISER = "nadia"  # the sample club's organiser: the organisers' screens are photographed signed in as her
 
 
 class Command(BaseCommand):
@@ -90,6 +94,7 @@ class Command(BaseCommand):
             raise CommandError(f"the server did not start: {server.error}")
         base = f"http://localhost:{server.port}"
         too_wide, written = [], 0
+        session = _session(ORGANISER)  # before Playwright's event loop, where Django refuses the database
         try:
             with browser.sync_playwright() as playwright:
                 chromium = browser.launch(playwright)
@@ -97,10 +102,16 @@ class Command(BaseCommand):
                     for language in ("en", "it"):
                         context = chromium.new_context(viewport={"width": width, "height": 900}, locale=language,
                                                        device_scale_factor=1)
+                        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session,
+                                              "url": base}])
                         page = context.new_page()
+                        signed_in = True
                         for name, path, lang in pages:
                             if lang != language:
                                 continue
+                            if signed_in and not name.startswith(SIGNED_IN):  # the public pages as a visitor
+                                context.clear_cookies()
+                                signed_in = False
                             page.goto(base + path, wait_until="load")
                             target = folder / f"{name}-{width}.png"
                             page.screenshot(path=str(target), full_page=True)
@@ -184,7 +195,19 @@ def club() -> list[tuple[str, str, str]]:
     live_round = Round.objects.filter(tournament=live, status=Round.Status.PLAYING).order_by("number").first()
     finished_match = Match.objects.filter(round__tournament=thursday, round__number=5).order_by("table").first()
     upcoming = Tournament.objects.get(slug="spacca-open")
+    organiser = get_user_model().objects.create_user(ORGANISER, password="screenshots-only")
+    for tournament in (upcoming, live):
+        tournament.organisers.add(organiser)
+    replays = {game: Match.objects.filter(round__tournament=t, status=Match.Status.FINISHED).order_by("pk").first()
+               for game, t in (("stoppa", thursday), ("piazza", piazza), ("spacca", spacca))}
     return [
+        # Signed in as the organiser (first, while the context has the session).
+        ("30-organise", "/organise/", "en"),
+        ("31-organise-tournament", f"/organise/{upcoming.pk}/", "en"),
+        ("32-organise-edit", f"/organise/{upcoming.pk}/edit/", "en"),
+        ("33-organise-new", "/organise/new/", "en"),
+        ("34-organise-round", f"/organise/{live.pk}/rounds/{live_round.number}/", "en"),
+        ("35-organise-it", f"/organise/{upcoming.pk}/", "it"),
         ("01-home", "/", "en"),
         ("02-ladders", "/ladders/", "en"),
         ("03-ladder", f"/ladders/{stoppa.pk}/", "en"),
@@ -209,4 +232,21 @@ def club() -> list[tuple[str, str, str]]:
         ("22-player-it", f"/players/{top.pk}/", "it"),
         ("23-ladder-it", f"/ladders/{stoppa.pk}/", "it"),
         ("24-bracket-it", f"/tournaments/{piazza.pk}/", "it"),
+        ("25-replay-stoppa", f"/matches/{replays['stoppa'].pk}/replay/?step=12", "en"),
+        ("26-replay-piazza-open-hands", f"/matches/{replays['piazza'].pk}/replay/?step=8&open=1", "en"),
+        ("27-replay-spacca", f"/matches/{replays['spacca'].pk}/replay/?step=last", "en"),
+        ("28-sign-in", "/account/sign-in/", "en"),
+        ("29-replay-it", f"/matches/{replays['stoppa'].pk}/replay/?step=12", "it"),
     ]
+
+
+SIGNED_IN = "3"  # the names of the pages photographed signed in begin so
+
+
+def _session(username: str) -> str:
+    """A session key of ``username`` signed in (Django's test client makes it, as a browser would)."""
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=username))
+    return client.cookies[settings.SESSION_COOKIE_NAME].value
