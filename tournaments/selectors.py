@@ -93,7 +93,7 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
     of everything they depend on (the entries as they are, names included; the finished
     matches and the rounds, counted; the scoring), read in two small queries: a read after
     any change computes them afresh, and every other read is a cache hit."""
-    key = standings_key(tournament)
+    key = standings_key(tournament.pk)
     entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
     by_id = {e.player_id: e for e in entries}
     rows = cache.get(key)
@@ -103,34 +103,37 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
     return [StandingLine(rank, by_id[player_id].player, *rest) for rank, player_id, *rest in rows]
 
 
-def standings_key(tournament: Tournament) -> str:
-    """A name for the state the tournament's standings are computed from (the entries as they
-    are, names included; the finished matches and the rounds, counted; the scoring): it changes
-    with any change of them. Read on every request for the standings, so in plain SQL: one
-    query on PostgreSQL, which digests the entries itself; two on SQLite."""
-    match, rnd, entry, player = (m._meta.db_table for m in (Match, Round, Entry, Player))
-    pk = tournament.pk
+def standings_key(tournament_id: int) -> str | None:
+    """A name for the state the tournament's standings are computed from (its scoring; the
+    entries as they are, names included; the finished matches and the rounds, counted): it
+    changes with any change of them. None: no such tournament. Read on every request for the
+    standings, so in plain SQL: one query on PostgreSQL, which digests the entries itself; two
+    on SQLite."""
+    tournament, match, rnd, entry, player = (m._meta.db_table for m in (Tournament, Match, Round, Entry, Player))
     # The name a line shows is str(player): the display name, else the name.
     entries = (f"SELECT e.player_id, e.seed_rank, e.withdrawn_at, e.disqualified, p.display_name, p.name "
                f"FROM {entry} e JOIN {player} p ON p.id = e.player_id WHERE e.tournament_id = %s")
     postgres = connection.vendor == "postgresql"
     digest = (f", (SELECT md5(json_agg(json_build_array(player_id, seed_rank, withdrawn_at, disqualified, "
               f"display_name, name) ORDER BY seed_rank, player_id)::text) FROM ({entries}) x)") if postgres else ""
+    pk = tournament_id
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT (SELECT COUNT(*) FROM {match} m JOIN {rnd} r ON m.round_id = r.id "
-            f"        WHERE r.tournament_id = %s AND m.status = %s),"
+            f"SELECT t.status, t.format, t.format_config, t.points_by_place, t.tiebreaks,"
+            f" (SELECT COUNT(*) FROM {match} m JOIN {rnd} r ON m.round_id = r.id"
+            f"  WHERE r.tournament_id = %s AND m.status = %s),"
             f" (SELECT MAX(m.finished_at) FROM {match} m JOIN {rnd} r ON m.round_id = r.id WHERE r.tournament_id = %s),"
             f" (SELECT COUNT(*) FROM {rnd} WHERE tournament_id = %s),"
             f" (SELECT COUNT(*) FROM {rnd} WHERE tournament_id = %s AND status = %s),"
-            f" (SELECT MAX(id) FROM {rnd} WHERE tournament_id = %s){digest}",
-            [pk, Match.Status.FINISHED.value, pk, pk, pk, Round.Status.FINISHED.value, pk] + ([pk] if postgres else []))
-        counts = cursor.fetchone()
+            f" (SELECT MAX(id) FROM {rnd} WHERE tournament_id = %s){digest} FROM {tournament} t WHERE t.id = %s",
+            [pk, Match.Status.FINISHED.value, pk, pk, pk, Round.Status.FINISHED.value, pk]
+            + ([pk] if postgres else []) + [pk])
+        state = cursor.fetchone()
+        if state is None:
+            return None
         if not postgres:
             cursor.execute(entries + " ORDER BY e.seed_rank, e.player_id", [pk])
-            counts = (*counts, cursor.fetchall())
-    state = (pk, tournament.status, tournament.format, tournament.format_config, tournament.points_by_place,
-             tournament.tiebreaks, counts)
+            state = (*state, cursor.fetchall())
     return f"standings:{pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
 
 

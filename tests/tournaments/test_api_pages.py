@@ -217,3 +217,10 @@ def test_a_kept_answer_is_sent_as_json_and_the_browsable_api_still_renders_it(bo
     html = client.get(url, HTTP_ACCEPT="text/html")
     assert html.status_code == 200 and html["Content-Type"].startswith("text/html")
     assert client.get(url, HTTP_ACCEPT="application/json; indent=2").content.startswith(b"{\n")
+
+
+def test_the_standings_of_no_tournament_are_a_404():
+    client = APIClient()
+    for pk in ("999999", "9" * 30):
+        answer = client.get(f"/api/tournaments/{pk}/standings/")
+        assert answer.status_code == 404 and answer.json()["error"]["code"] == "not_found"

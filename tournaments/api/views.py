@@ -303,13 +303,16 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     @action(detail=True)
     def standings(self, request, pk=None):
         """The standings, with each rank's tie-breaks and its explanation."""
-        tournament = generics.get_object_or_404(Tournament, pk=pk)
+        key = selectors.standings_key(int(pk)) if str(pk).isdigit() and len(str(pk)) <= 18 else None
+        if key is None:
+            raise NotFound(f"no tournament {pk}")
 
         def page() -> dict:
-            lines = self.paginate_queryset(selectors.tournament_standings(tournament))
+            lines = self.paginate_queryset(selectors.tournament_standings(Tournament.objects.get(pk=pk)))
             return self.get_paginated_response(s.StandingSerializer(lines, many=True).data).data
 
-        return kept_response(request, selectors.standings_key(tournament), page)
+        # Read in one query (the tournament and its state's key); computed only when that changed.
+        return kept_response(request, key, page)
 
     @extend_schema(responses=EXPORT_RESPONSE, parameters=EXPORT_PARAMETERS, filters=False)
     @action(detail=True, **STREAM)
