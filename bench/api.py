@@ -1,26 +1,31 @@
-"""The API's reads at scale: a big ladder and a big tournament served by uvicorn (DEBUG off)
+"""The API's reads at scale: a big ladder and a big tournament served by gunicorn (DEBUG off)
 from PostgreSQL, measured endpoint by endpoint at 16 concurrent loopback connections.
 
     python bench/api.py [--players 10000] [--matches 100000] [--entrants 500] [--connections 16]
-                        [--clients 4] [--seconds 4] [--rounds 3] [--workers 2] [--keep-db] [--reuse-db]
+                        [--load wrk|python] [--clients 4] [--seconds 4] [--rounds 3]
+                        [--server gunicorn|uvicorn] [--workers 2] [--threads 4] [--keep-db] [--reuse-db]
 
 It drops and creates the database ``mazziere_bench_api`` (unless ``--reuse-db`` finds it
 filled), migrates it and fills it in bulk: ``--players`` bots, ``--matches`` finished Sette e
 mezzo matches of four in one ladder (each with a real replay record, its seats, its result and
 its rating changes; the players' ratings as they end), and a finished Swiss of ``--entrants``
-players (five rounds of tables of four). Then it serves the site with uvicorn (``--workers``
-processes, DATABASE_POOL 16, Django's cache in Redis db 12, every budget raised out of the way)
-and measures, in ``--rounds`` rounds of ``--seconds`` each per endpoint, one endpoint after the
-other (interleaved, so a slow moment of the machine falls on all of them):
+players (five rounds of tables of four). Then it serves the site as docker/compose.yaml serves
+plain requests: gunicorn (``--workers`` processes of ``--threads`` threads, a kept database
+connection per thread; ``--server uvicorn``: the ASGI server, DATABASE_POOL 16), Django's cache
+in Redis db 12, every budget raised out of the way, and measures, in ``--rounds`` rounds of
+``--seconds`` each per endpoint, one endpoint after the other (interleaved, so a slow moment of
+the machine falls on all of them):
 
 * floor: ``GET /api/`` (the API root: constant JSON through the whole stack, no query);
 * leaderboard: its first page; leaderboard pages: random pages (offset anywhere);
 * history: a random player's rating history; standings: the big tournament's;
 * replay: a random finished match's replay.
 
-``--connections`` keep-alive connections in all, shared by ``--clients`` processes. It prints
-each endpoint's requests/s and p50/p99 latency, and the goal: at least a third of the floor's
-requests/s and a p99 under 50 ms. Then it stops uvicorn and drops the database (unless
+The load: ``wrk`` where installed (``--connections`` connections on two threads, each request
+a path drawn from 2,000 of the endpoint's), else this script's own asyncio clients
+(``--connections`` keep-alive connections shared by ``--clients`` processes). It prints each
+endpoint's requests/s and p50/p99 latency, and the goal: at least a third of the floor's
+requests/s and a p99 under 50 ms. Then it stops the server and drops the database (unless
 ``--keep-db``). Needs PostgreSQL and Redis on their local default ports.
 """
 
