@@ -83,7 +83,7 @@ class StandingLine:
 STANDINGS_CACHE_SECONDS = 7 * 24 * 3600  # a key names one exact state: it is never stale, only unused
 
 
-def tournament_standings(tournament: Tournament) -> list[StandingLine]:
+def tournament_standings(tournament: Tournament, phrases: standings_algo.Phrases | None = None) -> list[StandingLine]:
     """The standings with their tie-breaks and an explanation of each rank. In an elimination
     format, how far each entrant went in the bracket comes first (``Format.reached``, read
     from the rounds closed so far).
@@ -93,12 +93,13 @@ def tournament_standings(tournament: Tournament) -> list[StandingLine]:
     of everything they depend on (the entries as they are, names included; the finished
     matches and the rounds, counted; the scoring), read in two small queries: a read after
     any change computes them afresh, and every other read is a cache hit."""
-    key = standings_key(tournament.pk)
+    phrases = phrases or standings_algo.ENGLISH
+    key = f"{standings_key(tournament.pk)}:{phrases.language}"  # the explanations are in its language
     entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
     by_id = {e.player_id: e for e in entries}
     rows = cache.get(key)
     if rows is None:
-        rows = _standings_rows(tournament, entries)
+        rows = _standings_rows(tournament, entries, phrases)
         cache.set(key, rows, STANDINGS_CACHE_SECONDS)
     return [StandingLine(rank, by_id[player_id].player, *rest) for rank, player_id, *rest in rows]
 
@@ -137,7 +138,8 @@ def standings_key(tournament_id: int) -> str | None:
     return f"standings:{pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
 
 
-def _standings_rows(tournament: Tournament, entries: list) -> list[tuple]:
+def _standings_rows(tournament: Tournament, entries: list,
+                    phrases: standings_algo.Phrases = standings_algo.ENGLISH) -> list[tuple]:
     """The standings computed from every public table: (rank, player id, match points, game
     score, tie-breaks, explanation, played, withdrawn, reached) a line."""
     tables, byes = tournament_table_results(tournament)
@@ -152,6 +154,7 @@ def _standings_rows(tournament: Tournament, entries: list) -> list[tuple]:
         # Entrants still competing, as the format sees them: one in the history but not here
         # withdrew, and loses its next table by walkover.
         reached=fmt.reached(active_entrants(tournament), round_history(tournament)),
+        phrases=phrases,
     )
     by_id = {e.player_id: e for e in entries}
     played: dict[int, int] = {}

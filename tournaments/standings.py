@@ -85,6 +85,59 @@ LABELS = {
 }
 
 
+class Phrases:
+    """The words a standings explanation is made of, in English (the API's). Another language
+    is a subclass (the pages': tournaments/web/terms.py); ``language`` names it, for caches."""
+
+    language = "en"
+
+    def label(self, tiebreak: str) -> str:
+        return LABELS[tiebreak]
+
+    def ordinal(self, n: int) -> str:
+        return _ordinal(n)
+
+    def reached(self, label: str) -> str:
+        """How far an entrant went in a bracket: the formats' English label."""
+        return label
+
+    def join(self, names: list[str]) -> str:
+        return _join(names)
+
+    def valued(self, label: str, value: str) -> str:
+        return f"{label} {value}"
+
+    def versus(self, mine: str, theirs: str) -> str:
+        return f"{mine} vs {theirs}"
+
+    def on(self, label: str, shown: str) -> str:
+        return f"on {label} {shown}"
+
+    def level(self, text: str, levels: list[str]) -> str:
+        return f"{text} (level on {', '.join(levels)})"
+
+    def on_bracket(self, mine: str, theirs: str) -> str:
+        return f"on the bracket: {mine} vs {theirs}"
+
+    def tied(self, names: str, values: list[str]) -> str:
+        return f"tied with {names} after every tie-break" + (f" ({', '.join(values)})" if values else "")
+
+    def behind(self, name: str, reason: str) -> str:
+        return f"behind {name} {reason}"
+
+    def ahead(self, name: str, reason: str) -> str:
+        return f"ahead of {name} {reason}"
+
+    def alone(self) -> str:
+        return "the only entrant"
+
+    def sentence(self, tied: bool, rank: int, parts: list[str]) -> str:
+        return f"{'=' if tied else ''}{self.ordinal(rank)}: {'; '.join(parts)}."
+
+
+ENGLISH = Phrases()
+
+
 @dataclass(frozen=True)
 class StandingRow:
     """One entrant's line: rank (shared when tied), its points, the value of every configured
@@ -121,6 +174,7 @@ def standings(
     tiebreaks: Sequence[str] = DEFAULT_TIEBREAKS,
     names: Mapping[EntrantId, str] | None = None,
     reached: Mapping[EntrantId, Reached] | None = None,
+    phrases: Phrases = ENGLISH,
 ) -> list[StandingRow]:
     """Rank ``entrants`` on ``results`` (see the module docstring for every rule).
 
@@ -128,7 +182,8 @@ def standings(
     points of each position, or one list (see the module docstring). ``names`` labels entrants in explanations (default "#id"). Rows
     come best first; entrants sharing a rank come in ascending id order. ``reached``: how far
     each entrant went in an elimination bracket (``Format.reached``), ranked by before any
-    tie-break; None ranks by the tie-breaks alone.
+    tie-break; None ranks by the tie-breaks alone. ``phrases``: the words of the explanations
+    (English; the pages give the reader's language).
     """
     _check_tiebreaks(tiebreaks)
     order = list(entrants)
@@ -181,20 +236,20 @@ def standings(
         for step, name in enumerate(steps):
             if snapshots[step][mine] != snapshots[step][theirs]:
                 if name == BRACKET:
-                    return f"on the bracket: {_reached_label(reached, mine)} vs {_reached_label(reached, theirs)}"
+                    return phrases.on_bracket(phrases.reached(_reached_label(reached, mine)),
+                                              phrases.reached(_reached_label(reached, theirs)))
                 if name == HEAD_TO_HEAD:
                     shown = f"{_fmt(head_to_head[mine])}–{_fmt(head_to_head[theirs])}"
                 else:
-                    shown = f"{_fmt(values[name][mine])} vs {_fmt(values[name][theirs])}"
-                text = f"on {LABELS[name]} {shown}"
-                return f"{text} (level on {', '.join(level)})" if level else text
+                    shown = phrases.versus(_fmt(values[name][mine]), _fmt(values[name][theirs]))
+                text = phrases.on(phrases.label(name), shown)
+                return phrases.level(text, level) if level else text
             if name not in (HEAD_TO_HEAD, BRACKET):
-                level.append(f"{LABELS[name]} {_fmt(values[name][mine])}")
+                level.append(phrases.valued(phrases.label(name), _fmt(values[name][mine])))
         raise AssertionError("neighbours of different rank were never separated")
 
-    def level_on(e: EntrantId) -> str:
-        shown = [f"{LABELS[n]} {_fmt(values[n][e])}" for n in tiebreaks if n != HEAD_TO_HEAD]
-        return f" ({', '.join(shown)})" if shown else ""
+    def level_on(e: EntrantId) -> list[str]:
+        return [phrases.valued(phrases.label(n), _fmt(values[n][e])) for n in tiebreaks if n != HEAD_TO_HEAD]
 
     rows = []
     for index, e in enumerate(ranked):
@@ -202,17 +257,16 @@ def standings(
         tied = [other for other in ranked if rank_of[other] == rank and other != e]
         parts = []
         if tied:
-            parts.append(f"tied with {_join(label(t) for t in tied)} after every tie-break{level_on(e)}")
+            parts.append(phrases.tied(phrases.join([label(t) for t in tied]), level_on(e)))
         above = next((o for o in reversed(ranked[:index]) if rank_of[o] < rank), None)
         below = next((o for o in ranked[index + 1 :] if rank_of[o] > rank), None)
         if above is not None:
             # Any entrant of the group just above: they all share its values.
-            parts.append(f"behind {label(above)} {reason(e, above)}")
+            parts.append(phrases.behind(label(above), reason(e, above)))
         if below is not None:
-            parts.append(f"ahead of {label(below)} {reason(e, below)}")
+            parts.append(phrases.ahead(label(below), reason(e, below)))
         if not parts:
-            parts.append("the only entrant")
-        prefix = "=" if tied else ""
+            parts.append(phrases.alone())
         tiebreak_values: dict[str, Fraction | int | None] = {}
         for name in tiebreaks:
             tiebreak_values[name] = head_to_head.get(e) if name == HEAD_TO_HEAD else values[name][e]
@@ -223,7 +277,7 @@ def standings(
                 match_points=tally.points[e],
                 game_score=tally.score[e],
                 tiebreak_values=tiebreak_values,
-                explanation=f"{prefix}{_ordinal(rank)}: {'; '.join(parts)}.",
+                explanation=phrases.sentence(bool(tied), rank, parts),
                 reached=None if reached is None else _reached_label(reached, e),
             )
         )

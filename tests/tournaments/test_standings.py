@@ -477,7 +477,7 @@ def test_standings_are_computed_once_per_state_and_again_after_any_change(monkey
     tournament_start(tournament=tournament)
     computed = []
     compute = selectors._standings_rows
-    monkeypatch.setattr(selectors, "_standings_rows", lambda t, e: computed.append(1) or compute(t, e))
+    monkeypatch.setattr(selectors, "_standings_rows", lambda t, e, *more: computed.append(1) or compute(t, e, *more))
     first = selectors.tournament_standings(tournament)
     assert selectors.tournament_standings(tournament) == first and len(computed) == 1  # the second read: kept
     # A withdrawal is in the next read...
@@ -492,3 +492,22 @@ def test_standings_are_computed_once_per_state_and_again_after_any_change(monkey
     player_update(player=first[0].player, display_name="The Champion")
     names = [str(line.player) for line in selectors.tournament_standings(tournament)]
     assert "The Champion" in names and len(computed) == 4
+
+
+def test_an_explanation_is_made_of_the_words_its_phrases_give():
+    from tournaments import standings as algo
+
+    class Shouted(algo.Phrases):
+        language = "shouted"
+
+        def behind(self, name, reason):
+            return f"BEHIND {name} {reason}"
+
+        def on(self, label, shown):
+            return f"ON {label.upper()} {shown}"
+
+    results = [TableResult(seats=(1, 2), places=(1, 2), scores=(3, 0))]
+    plain = {row.entrant: row.explanation for row in algo.standings([1, 2], results)}
+    shouted = {row.entrant: row.explanation for row in algo.standings([1, 2], results, phrases=Shouted())}
+    assert plain[2] == "2nd: behind #1 on match points 0 vs 1."
+    assert shouted[2] == "2nd: BEHIND #1 ON MATCH POINTS 0 vs 1."

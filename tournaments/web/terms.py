@@ -4,8 +4,8 @@ The games keep their own names in every language (Stoppa, Sette e mezzo, Piazza,
 mazzo). The formats write how far an entrant went in a bracket as English labels
 (``Format.reached``: "lost the final", "out in losers' round 3"); :func:`reached` says them
 again in the active language, and leaves a label it does not know as it is, marked English.
-The standings' explanations ("2nd: behind ada on Buchholz 14 vs 12") are the API's English
-sentences, shown as they are (docs/web.md).
+The standings' explanations ("2nd: behind ada on Buchholz 14 vs 12") are put together by the
+standings from words the pages give in the reader's language (:class:`ReaderPhrases`).
 """
 
 from __future__ import annotations
@@ -193,3 +193,66 @@ def reached(label: str | None) -> Said | None:
         return None
     said = _reached(label)
     return Said(said) if said is not None else Said(label, "en")
+
+
+# --- the standings' explanations -------------------------------------------------------------
+
+_EXPLAINED_LABELS = {
+    standings.MATCH_POINTS: _("match points"),
+    standings.GAME_SCORE: _("game score"),
+    standings.HEAD_TO_HEAD: _("head-to-head"),
+    standings.WINS: _("wins"),
+}
+
+
+class ReaderPhrases(standings.Phrases):
+    """An explanation's words in the active language (standings.Phrases says them in English)."""
+
+    def __init__(self) -> None:
+        self.language = get_language() or "en"
+
+    def label(self, tiebreak: str) -> str:
+        return str(_EXPLAINED_LABELS.get(tiebreak, standings.LABELS[tiebreak]))  # Buchholz & co. are names
+
+    def ordinal(self, n: int) -> str:
+        return ordinal(n)
+
+    def reached(self, label: str) -> str:
+        said = _reached(label)
+        return label if said is None else said
+
+    def join(self, names: list[str]) -> str:
+        if len(names) == 1:
+            return names[0]
+        return gettext("%(first)s and %(last)s") % {"first": ", ".join(names[:-1]), "last": names[-1]}
+
+    def versus(self, mine: str, theirs: str) -> str:
+        return gettext("%(mine)s vs %(theirs)s") % {"mine": mine, "theirs": theirs}
+
+    def on(self, label: str, shown: str) -> str:
+        return gettext("on %(tiebreak)s %(shown)s") % {"tiebreak": label, "shown": shown}
+
+    def level(self, text: str, levels: list[str]) -> str:
+        return gettext("%(reason)s (level on %(levels)s)") % {"reason": text, "levels": ", ".join(levels)}
+
+    def on_bracket(self, mine: str, theirs: str) -> str:
+        return gettext("on the bracket: %(mine)s vs %(theirs)s") % {"mine": mine, "theirs": theirs}
+
+    def tied(self, names: str, values: list[str]) -> str:
+        text = gettext("tied with %(names)s after every tie-break") % {"names": names}
+        return f"{text} ({', '.join(values)})" if values else text
+
+    def behind(self, name: str, reason: str) -> str:
+        return gettext("behind %(name)s %(reason)s") % {"name": name, "reason": reason}
+
+    def ahead(self, name: str, reason: str) -> str:
+        return gettext("ahead of %(name)s %(reason)s") % {"name": name, "reason": reason}
+
+    def alone(self) -> str:
+        return gettext("the only entrant")
+
+
+def standings_phrases() -> standings.Phrases | None:
+    """The words of the standings' explanations for the reader: None in English (the API's own,
+    and their cache), else :class:`ReaderPhrases`."""
+    return None if (get_language() or "en").startswith("en") else ReaderPhrases()

@@ -116,7 +116,7 @@ def tournament(request, pk: int):
         "tournament": tournament,
         "started": started,
         "seed_public": selectors.tournament_seed_public(tournament),
-        "standings": selectors.tournament_standings(tournament) if started else None,
+        "standings": selectors.tournament_standings(tournament, terms.standings_phrases()) if started else None,
         "entries": None if started else reads.tournament_entries(tournament),
         # match points and game score have their own columns
         "tiebreaks": [t for t in tournament.tiebreaks if t not in (standings.MATCH_POINTS, standings.GAME_SCORE)],

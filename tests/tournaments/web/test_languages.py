@@ -120,3 +120,23 @@ def test_bracket_labels_in_italian(label, italian):
 def test_a_label_the_pages_do_not_know_stays_in_english_and_says_so():
     with translation.override("it"):
         assert terms.reached("went to the moon") == terms.Said("went to the moon", "en")
+
+
+def test_the_standings_explain_each_rank_in_the_readers_language(client, swiss):
+    english = text(body(client.get(f"/tournaments/{swiss.pk}/")))
+    italian = text(body(client.get(f"/tournaments/{swiss.pk}/", **ITALIAN)))
+    assert "ahead of" in english and "behind" in english
+    assert "davanti a" in italian and "dietro a" in italian
+    assert not any(english_word in italian for english_word in ("ahead of", "behind", " vs ", "level on", "tied with"))
+    # The API keeps its English, whatever a page asked for before it.
+    lines = client.get(f"/api/tournaments/{swiss.pk}/standings/", **ITALIAN).json()["results"]
+    assert any("ahead of" in line["explanation"] for line in lines)
+    assert not any("davanti" in line["explanation"] for line in lines)
+
+
+def test_a_brackets_standings_explain_it_in_italian(client, db):
+    cup = make_tournament(bot_players(4, prefix="cup"), slug="cup", game="piazza", table_size=2,
+                          format="single_elimination", format_config={}, options={}, ladder_slug=None)
+    play_out(cup)
+    italian = text(body(client.get(f"/tournaments/{cup.pk}/", **ITALIAN)))
+    assert "nel tabellone: campione contro sconfitto in finale" in italian
