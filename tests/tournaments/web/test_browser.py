@@ -64,7 +64,8 @@ def fits(page, width: int) -> None:
 
 def journey(page, base: str, cup_name: str, words: dict[str, str], width: int) -> None:
     """Home, the leaderboard of the top players' first ladder, its leader, the tournament they
-    played, a table of its bracket: checking at each step what the visitor came for."""
+    played, a table of its bracket and its replay, stepped with the arrow key: checking at each
+    step what the visitor came for."""
     page.goto(base + "/")
     assert page.evaluate("getComputedStyle(document.querySelector('header.site')).backgroundColor") == FELT
     assert page.get_by_role("heading", name=words["top"]).is_visible()
@@ -94,12 +95,23 @@ def journey(page, base: str, cup_name: str, words: dict[str, str], width: int) -
     page.wait_for_url("**/matches/*/")
     assert page.get_by_role("columnheader", name=words["score"]).is_visible()  # finished: its result shows
     fits(page, width)
+    match = page.url
+
+    page.get_by_role("link", name=words["replay"]).click()  # and how it was played
+    page.wait_for_url("**/replay/**")
+    now = page.locator("[data-step-number]")
+    first = now.inner_text()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("(before) => document.querySelector('[data-step-number]').innerText !== before", arg=first)
+    assert now.inner_text().startswith(words["step"])
+    fits(page, width)
+    page.goto(match)  # where the language switch is tried next
 
 
 ENGLISH = {"top": "Top players", "search": "Search", "rating of": "Rating of", "standings": "Standings",
-           "champion": "champion", "score": "Score"}
+           "champion": "champion", "score": "Score", "replay": "Watch the replay", "step": "Step 2 of"}
 ITALIAN = {"top": "I migliori giocatori", "search": "Cerca", "rating of": "Punteggio di", "standings": "Classifica",
-           "champion": "campione", "score": "Punti"}
+           "champion": "campione", "score": "Punti", "replay": "Guarda il replay", "step": "Passo 2 di"}
 
 
 def test_a_visitors_journey_in_english_on_a_desktop_then_switching_to_italian(live_server, cup, chromium):

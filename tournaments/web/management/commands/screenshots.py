@@ -7,9 +7,9 @@ a finished Piazza single elimination, a Spacca il mazzo double elimination and a
 multi-table knockout, a Sette e mezzo Swiss left half played with one table in play, and a
 tournament open for registration. Then it serves the site on a loopback port (DEBUG off, as
 deployed) and writes a PNG of each page at each width into ``screenshots/`` (git-ignored),
-saying which page, if any, is wider than its window. The organisers' screens are photographed
-signed in as the club's organiser, every other page as a visitor. (The play screen needs an
-online match with a person at it: tests/tournaments/web/test_browser_play.py photographs none.)
+saying which page, if any, is wider than its window. The organisers' screens and the play
+screen (the organiser's own seat at an online table) are photographed signed in as the club's
+organiser, every other page as a visitor.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ from django.test import override_settings
 from django.test.testcases import LiveServerThread
 from django.utils import timezone
 
-from tournaments.models import Match, Player, Rating, Round, Tournament
+from tournaments.models import Match, Player, Rating, Round, Seat, Tournament
+from tournaments.services import dispatch
 from tournaments.services.ladders import ladder_create
 from tournaments.services.leases import matches_claim
 from tournaments.services.play import tournament_play_out
-from tournaments.services.players import player_create
+from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 from tournaments.web import browser
 
@@ -198,6 +199,7 @@ def club() -> list[tuple[str, str, str]]:
     organiser = get_user_model().objects.create_user(ORGANISER, password="screenshots-only")
     for tournament in (upcoming, live):
         tournament.organisers.add(organiser)
+    seat = _online_seat(organiser)
     replays = {game: Match.objects.filter(round__tournament=t, status=Match.Status.FINISHED).order_by("pk").first()
                for game, t in (("stoppa", thursday), ("piazza", piazza), ("spacca", spacca))}
     return [
@@ -208,6 +210,8 @@ def club() -> list[tuple[str, str, str]]:
         ("33-organise-new", "/organise/new/", "en"),
         ("34-organise-round", f"/organise/{live.pk}/rounds/{live_round.number}/", "en"),
         ("35-organise-it", f"/organise/{upcoming.pk}/", "it"),
+        ("36-play", f"/matches/{seat.match_id}/seats/{seat.position}/play/", "en"),
+        ("37-play-it", f"/matches/{seat.match_id}/seats/{seat.position}/play/", "it"),
         ("01-home", "/", "en"),
         ("02-ladders", "/ladders/", "en"),
         ("03-ladder", f"/ladders/{stoppa.pk}/", "en"),
@@ -241,6 +245,20 @@ def club() -> list[tuple[str, str, str]]:
 
 
 SIGNED_IN = "3"  # the names of the pages photographed signed in begin so
+
+
+def _online_seat(user) -> Seat:
+    """The organiser's own seat at an online Sette e mezzo table with two built-in bots, opened
+    (the bots have moved up to her turn): the play screen's page."""
+    her = player_create(name=user.username, kind=Player.Kind.PERSON, owner=user, display_name="Nadia")
+    field = [her, builtin_bot_get_or_create(bot="heuristic", name="volpe"),
+             builtin_bot_get_or_create(bot="random", name="passero")]
+    online = _tournament("Sette e mezzo online", "sette-online", field, game="sette_e_mezzo", table_size=3,
+                         format="round_robin", format_config={}, options={"hands": 2}, online=True,
+                         move_seconds=120)
+    _, progress = tournament_start(tournament=online)
+    dispatch.send_progress(progress)  # no broker here: the match opens and the bots move at once
+    return Seat.objects.get(match__round__tournament=online, player=her)
 
 
 def _session(username: str) -> str:
