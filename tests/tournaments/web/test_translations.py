@@ -87,7 +87,7 @@ def test_the_compiled_catalogue_says_what_the_po_says(entries, compiled):
 # --- every string the pages translate is in the catalogue ---------------------------------------
 
 CALLS = {"gettext": 1, "gettext_lazy": 1, "_": 1, "pgettext": 2, "pgettext_lazy": 2, "ngettext": 2, "npgettext": 3}
-STRING = r"u?'(?:[^'\\]|\\.)*'"
+STRING = r"""u?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""  # templatize quotes with " a text holding a '"
 
 
 def _from_templates() -> set[tuple[str | None, str]]:
