@@ -28,7 +28,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -447,24 +447,37 @@ def _enter(request, tournament: Tournament, form, make) -> ServiceError | None:
     return None
 
 
+ENTERS = gettext_lazy("Organisers enter built-in bots and their own players.")
+
+
+def _entering(request, pk: int, slot: str, form_for, planned, make, refusal) -> HttpResponse:
+    """Every "enter a player" form: the form checked, the rule for entering asked of the player
+    about to be entered (``planned``, from the form's data), then the player made (or found)
+    and entered in one transaction (``make``); back to the entrants, or the page again with the
+    form (``slot``) and its errors."""
+    tournament, who = _organised(request, pk)
+    form = form_for(tournament)
+    if not form.passes():
+        return _tournament_page(request, tournament, status=400, **{slot: form})
+    data = form.cleaned_data
+    require(permissions.may_enter(who, tournament, planned(data)), str(refusal))
+    problem = _enter(request, tournament, form, lambda: make(data))
+    if problem is None:
+        return redirect(reverse("web:organise-tournament", args=[tournament.pk]) + "#entrants")
+    return _tournament_page(request, tournament, status=status_of(problem), **{slot: form})
+
+
 @signed_in
 @require_POST
 def enter_person(request, pk: int):
     """Enter a person: a new player of the organiser's (who then acts for it at its table,
     reporting its results), entered at once."""
-    tournament, who = _organised(request, pk)
-    form = forms.PersonForm(request.POST)
-    if form.passes():
-        data = form.cleaned_data
-        # The rule for entering, asked of the player about to be made (its owner: the organiser).
-        require(permissions.may_enter(who, tournament, Player(kind=Player.Kind.PERSON, owner=request.user)),
-                gettext("Organisers enter built-in bots and their own players."))
-        problem = _enter(request, tournament, form, lambda: players.player_create(
-            name=data["name"], display_name=data["display_name"], kind=Player.Kind.PERSON, owner=request.user))
-        if problem is None:
-            return redirect(reverse("web:organise-tournament", args=[tournament.pk]) + "#entrants")
-        return _tournament_page(request, tournament, status=status_of(problem), person=form)
-    return _tournament_page(request, tournament, status=400, person=form)
+    return _entering(
+        request, pk, "person", lambda tournament: forms.PersonForm(request.POST),
+        planned=lambda data: Player(kind=Player.Kind.PERSON, owner=request.user),
+        make=lambda data: players.player_create(name=data["name"], display_name=data["display_name"],
+                                                kind=Player.Kind.PERSON, owner=request.user),
+        refusal=ENTERS)
 
 
 @signed_in
@@ -472,20 +485,13 @@ def enter_person(request, pk: int):
 def enter_bot(request, pk: int):
     """Enter a built-in bot: a new bot player of the organiser's playing the chosen built-in
     bot, entered at once."""
-    tournament, who = _organised(request, pk)
-    form = forms.BotForm(request.POST, game=tournament.game)
-    if form.passes():
-        data = form.cleaned_data
-        require(permissions.may_enter(who, tournament, Player(kind=Player.Kind.BOT, bot_kind=Player.BotKind.BUILTIN,
-                                                              owner=request.user)),
-                gettext("Organisers enter built-in bots and their own players."))
-        problem = _enter(request, tournament, form, lambda: players.player_create(
-            name=data["name"], display_name=data["name"], kind=Player.Kind.BOT, bot_kind=Player.BotKind.BUILTIN,
-            bot_config={"bot": data["bot"]}, owner=request.user))
-        if problem is None:
-            return redirect(reverse("web:organise-tournament", args=[tournament.pk]) + "#entrants")
-        return _tournament_page(request, tournament, status=status_of(problem), bot=form)
-    return _tournament_page(request, tournament, status=400, bot=form)
+    return _entering(
+        request, pk, "bot", lambda tournament: forms.BotForm(request.POST, game=tournament.game),
+        planned=lambda data: Player(kind=Player.Kind.BOT, bot_kind=Player.BotKind.BUILTIN, owner=request.user),
+        make=lambda data: players.player_create(name=data["name"], display_name=data["name"], kind=Player.Kind.BOT,
+                                                bot_kind=Player.BotKind.BUILTIN, bot_config={"bot": data["bot"]},
+                                                owner=request.user),
+        refusal=ENTERS)
 
 
 @signed_in
@@ -493,18 +499,11 @@ def enter_bot(request, pk: int):
 def enter_existing(request, pk: int):
     """Enter a player that exists, by its handle: a built-in bot, or one of the organiser's own
     players (nobody enters somebody else's person or external bot: 403)."""
-    tournament, who = _organised(request, pk)
-    form = forms.ExistingPlayerForm(request.POST)
-    if form.passes():
-        player = form.cleaned_data["player"]
-        require(permissions.may_enter(who, tournament, player),
-                gettext("Organisers enter built-in bots and their own players; a person or an external bot is "
-                        "entered by its owner, where entry is open."))
-        problem = _enter(request, tournament, form, lambda: player)
-        if problem is None:
-            return redirect(reverse("web:organise-tournament", args=[tournament.pk]) + "#entrants")
-        return _tournament_page(request, tournament, status=status_of(problem), existing=form)
-    return _tournament_page(request, tournament, status=400, existing=form)
+    return _entering(
+        request, pk, "existing", lambda tournament: forms.ExistingPlayerForm(request.POST),
+        planned=lambda data: data["player"], make=lambda data: data["player"],
+        refusal=gettext_lazy("Organisers enter built-in bots and their own players; a person or an external bot "
+                             "is entered by its owner, where entry is open."))
 
 
 @signed_in
