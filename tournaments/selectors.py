@@ -189,15 +189,15 @@ class LeaderboardLine:
 
 class Leaderboard:
     """A ladder's leaderboard, best first (the system's leaderboard value, then the player who
-    came first: their id), read a page at a time: ``board[a:b]`` is one indexed query (the
-    value is kept on each rating, services.ladders), ``len(board)`` a count. Ranks are
+    came first: their id), read a page at a time: ``board[a:b]`` is :func:`board_rows` (one
+    query on the index however deep) and its players, ``len(board)`` a count. Ranks are
     positions: 1 for the first line of the board."""
 
     def __init__(self, ladder: RatingLadder) -> None:
-        self.rows = Rating.objects.filter(ladder=ladder).select_related("player").order_by(*BOARD_ORDER)
+        self.ladder_id = ladder.pk
 
     def count(self) -> int:
-        return self.rows.count()
+        return board_count(self.ladder_id)
 
     __len__ = count
 
@@ -205,8 +205,11 @@ class Leaderboard:
         if not isinstance(window, slice) or window.step not in (None, 1):
             raise TypeError("a leaderboard is read by slices")
         start = window.start or 0
-        return [LeaderboardLine(start + i, row.player, row.value, row.mu, row.sigma, row.games, row.provisional)
-                for i, row in enumerate(self.rows[window], start=1)]
+        stop = window.stop if window.stop is not None else self.count()
+        rows = board_rows(self.ladder_id, limit=max(0, stop - start), offset=start) if stop > start else []
+        players = Player.objects.in_bulk([row[0] for row in rows])
+        return [LeaderboardLine(rank, players[player], value, mu, sigma, games, provisional)
+                for rank, (player, _, value, mu, sigma, games, provisional) in enumerate(rows, start=start + 1)]
 
     def __iter__(self):
         return iter(self[0:None])
