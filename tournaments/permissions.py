@@ -33,6 +33,12 @@ class Caller:
     scopes: frozenset[str]
     bot_id: int | None = None
 
+    @classmethod
+    def session(cls, user) -> Caller:
+        """A person at a browser, signed in with a session: every scope its user has (the API
+        sees a session so too: tournaments/api/auth.py)."""
+        return cls(user=user, scopes=frozenset(ApiToken.Scope.values))
+
     @property
     def signed_in(self) -> bool:
         return bool(self.user is not None and self.user.is_authenticated)

@@ -33,7 +33,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from tournaments import permissions, selectors
-from tournaments.api.auth import ALL_SCOPES
 from tournaments.api.throttles import ScopeThrottle
 from tournaments.models import ApiToken, Entry, Match, Player, RatingLadder, ResultSubmission, Tournament
 from tournaments.services import ServiceError, accounts, dispatch, players, results, tokens, tournaments
@@ -48,8 +47,8 @@ CANDIDATES = 200  # existing players offered by name when entering one
 
 
 def caller(request) -> permissions.Caller:
-    """The person at the browser: a session has every scope its user has (as in the API)."""
-    return permissions.Caller(user=request.user, scopes=ALL_SCOPES)
+    """The person at the browser."""
+    return permissions.Caller.session(request.user)
 
 
 def require(allowed: bool, why: str) -> None:

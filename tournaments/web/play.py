@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from tournaments import permissions as rules, selectors
-from tournaments.models import ApiToken, Match, Seat
+from tournaments.models import Match, Seat
 from tournaments.services import dispatch, online
 from tournaments.services.errors import ServiceError
 
@@ -103,11 +103,6 @@ def replay(request, pk: int):
 
 # --- the play screen ---------------------------------------------------------------------------
 
-def _session(request) -> rules.Caller:
-    """The signed-in person as the API sees a session: every scope (tournaments/api/auth.py)."""
-    return rules.Caller(user=request.user, scopes=frozenset(ApiToken.Scope.values))
-
-
 def _refused(request, match: Match, message: str, status: int):
     return render(request, "web/play.html", {**_page(match), "refusal": message}, status=status)
 
@@ -119,7 +114,7 @@ def _own_seat(request, pk: int, position: int):
     seat = match.seats.select_related("player").filter(position=position).first()
     if seat is None:
         return match, None, _refused(request, match, _("This match has no such seat."), 404)
-    if not rules.sees_seat(_session(request), seat.player):
+    if not rules.sees_seat(rules.Caller.session(request.user), seat.player):
         return match, None, _refused(request, match, _("This seat is not yours: only its player's owner sees its "
                                                        "cards."), 403)
     return match, seat, None
@@ -176,7 +171,7 @@ def _act(request, match: Match, position: int) -> ServiceError | None:
         action = json.loads(request.POST.get("action", ""))
     except ValueError:
         action = None  # refused by the service, which says what an action is
-    caller = _session(request)
+    caller = rules.Caller.session(request.user)
     try:
         acted = online.seat_act(match_id=match.pk, position=position, action=action,
                                 idempotency_key=request.POST.get("key", "")[:64], actor=request.user,
