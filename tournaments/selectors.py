@@ -263,7 +263,7 @@ def board_count(ladder_id: int) -> int:
     return Rating.objects.filter(ladder_id=ladder_id).count()
 
 
-def rating_history(ladder: RatingLadder, player: Player) -> QuerySet[RatingChange]:
+def rating_history(ladder: RatingLadder, player: Player | int) -> QuerySet[RatingChange]:
     """A player's rating changes on a ladder, in the order applied (without the matches'
     replay records, which a line of history does not show)."""
     return ladder_ledger(ladder).filter(player=player).order_by("sequence")
@@ -276,7 +276,7 @@ HISTORY_COLUMNS = ("sequence", "match_id", "match__round__tournament_id", "playe
 def rating_history_rows(ladder: RatingLadder, player_id: int) -> QuerySet:
     """:func:`rating_history` as plain rows (:data:`HISTORY_COLUMNS`): what a page of the API
     shows, without building a model object a line."""
-    return RatingChange.objects.filter(ladder=ladder, player_id=player_id).order_by("sequence").values(*HISTORY_COLUMNS)
+    return rating_history(ladder, player_id).values(*HISTORY_COLUMNS)
 
 
 def ladder_ledger(ladder: RatingLadder) -> QuerySet[RatingChange]:
