@@ -146,3 +146,15 @@ def test_a_windows_counter_counts_each_request_and_is_gone_when_its_window_is():
     assert counts == [1, 2, 3]
     time.sleep(1.2)  # Redis: the EXPIRE set with the first count; memory: its timeout
     assert count_in_window(caches["default"], "budget-test:window", 1) == 1
+
+
+def test_the_redis_cache_keeps_one_client_a_pool_for_every_call():
+    """Django's Redis cache makes a client object for every call; tournaments.cache keeps one
+    (each builds a table of reply parsers: a third of what a budget's count cost)."""
+    from tournaments.cache import RedisCache
+
+    cache = RedisCache("redis://127.0.0.1:6379/15", {})
+    first = cache._cache.get_client("a", write=True)
+    assert cache._cache.get_client("b", write=True) is first
+    assert cache._cache.get_client("c") is first  # one server: reads and writes share its pool
+    assert first.connection_pool is cache._cache._get_connection_pool(True)
