@@ -189,6 +189,23 @@ def test_standings_are_answered_again_without_computing_them_and_change_with_an_
     assert after[gone]["withdrawn"] is True and not any(line["withdrawn"] for line in before["results"])
 
 
+def test_standings_built_by_one_process_are_taken_by_another_from_the_shared_cache(django_assert_max_num_queries):
+    from django.core.cache import caches
+
+    tournament = make_tournament(bot_players(5), format="swiss", format_config={"rounds": 2}, slug="shared",
+                                 table_size=4)
+    tournament_start(tournament=tournament)
+    client = APIClient()
+    url = f"/api/tournaments/{tournament.pk}/standings/"
+    before = client.get(url).content
+    caches["local"].clear()  # another process: its own memory holds nothing
+    with django_assert_max_num_queries(3):  # the state's key only: nothing computed again
+        assert client.get(url).content == before
+    caches["local"].clear()
+    caches["default"].clear()  # nowhere kept: computed again, the same
+    assert client.get(url).content == before
+
+
 @pytest.mark.parametrize("url, field", [
     ("/api/players/", "name"), ("/api/players/", "created_at"), ("/api/tournaments/", "name"),
     ("/api/tournaments/", "created_at"),

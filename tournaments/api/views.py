@@ -311,8 +311,9 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
             lines = self.paginate_queryset(selectors.tournament_standings(Tournament.objects.get(pk=pk)))
             return self.get_paginated_response(s.StandingSerializer(lines, many=True).data).data
 
-        # Read in one query (the tournament and its state's key); computed only when that changed.
-        return kept_response(request, key, page)
+        # Read in one query (the tournament and its state's key); computed only when that changed,
+        # once for every process (kept in the shared cache too: a big tournament's are dear).
+        return kept_response(request, key, page, shared=True)
 
     @extend_schema(responses=EXPORT_RESPONSE, parameters=EXPORT_PARAMETERS, filters=False)
     @action(detail=True, **STREAM)
