@@ -8,9 +8,24 @@ from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
-application = get_asgi_application()
+django_application = get_asgi_application()
 
 # Without a broker, the tasks this process's requests send run in its background thread.
-from tournaments import embedded  # noqa: E402 - after Django is set up
+from tournaments import embedded, heap  # noqa: E402 - after Django is set up
 
 embedded.web_process = True
+
+
+async def application(scope, receive, send):
+    """Django's ASGI application, and the server's lifespan messages, which Django does not
+    take: at startup the process's heap is settled (tournaments/heap.py)."""
+    if scope["type"] != "lifespan":
+        return await django_application(scope, receive, send)
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            heap.settle()
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
