@@ -3,7 +3,8 @@ from PostgreSQL, measured endpoint by endpoint at 16 concurrent loopback connect
 
     python bench/api.py [--players 10000] [--matches 100000] [--entrants 500] [--connections 16]
                         [--load wrk|python] [--clients 4] [--seconds 4] [--rounds 3]
-                        [--server gunicorn|uvicorn] [--workers 2] [--threads 4] [--keep-db] [--reuse-db]
+                        [--warm-up 2] [--server gunicorn|uvicorn] [--workers 2] [--threads 4]
+                        [--worker-class gthread|sync] [--only ENDPOINT ...] [--keep-db] [--reuse-db]
 
 It drops and creates the database ``mazziere_bench_api`` (unless ``--reuse-db`` finds it
 filled), migrates it and fills it in bulk: ``--players`` bots, ``--matches`` finished Sette e
@@ -11,10 +12,14 @@ mezzo matches of four in one ladder (each with a real replay record, its seats, 
 its rating changes; the players' ratings as they end), and a finished Swiss of ``--entrants``
 players (five rounds of tables of four). Then it serves the site as docker/compose.yaml serves
 plain requests: gunicorn (``--workers`` processes of ``--threads`` threads, a kept database
-connection per thread; ``--server uvicorn``: the ASGI server, DATABASE_POOL 16), Django's cache
-in Redis db 12, every budget raised out of the way, and measures, in ``--rounds`` rounds of
-``--seconds`` each per endpoint, one endpoint after the other (interleaved, so a slow moment of
-the machine falls on all of them):
+connection per thread, tournaments/gunicorn_conf.py; ``--worker-class sync``: one request at a
+time a process; ``--server uvicorn``: the ASGI server, DATABASE_POOL 16), Django's cache in
+Redis db 12, every budget raised out of the way. It sends each endpoint ``--warm-up`` seconds
+of requests that are not counted (a process's first requests import, connect and fill its
+caches), then measures, in ``--rounds`` rounds of ``--seconds`` each per endpoint, one endpoint
+after the other (interleaved, so a slow moment of the machine falls on all of them; half a
+second apart, so that the requests a phase left in flight do not fall on the next), ``--only``
+some of them and the floor:
 
 * floor: ``GET /api/`` (the API root: constant JSON through the whole stack, no query);
 * leaderboard: its first page; leaderboard pages: random pages (offset anywhere);
@@ -284,8 +289,8 @@ def serve(args, port: int, log) -> subprocess.Popen:
     env["DATABASE_CONN_MAX_AGE"] = "600"
     return start_server(args, env, port, log, command=[
         sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind", f"{HOST}:{port}",
-        "--workers", str(args.workers), "--worker-class", "gthread", "--threads", str(args.threads),
-        "--keep-alive", "60", "--log-level", "warning"])
+        "--workers", str(args.workers), "--worker-class", args.worker_class, "--threads", str(args.threads),
+        "--keep-alive", "60", "--config", "python:tournaments.gunicorn_conf", "--log-level", "warning"])
 
 
 def filled() -> dict | None:
@@ -312,9 +317,12 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4, help="python load: client processes sharing the connections")
     parser.add_argument("--seconds", type=float, default=4.0, help="each endpoint's time in each round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warm-up", type=float, default=2.0, help="each endpoint's uncounted time before the rounds")
     parser.add_argument("--server", choices=["gunicorn", "uvicorn"], default="gunicorn")
     parser.add_argument("--workers", type=int, default=2, help="the server's worker processes")
     parser.add_argument("--threads", type=int, default=4, help="gunicorn: threads per worker")
+    parser.add_argument("--worker-class", choices=["gthread", "sync"], default="gthread", help="gunicorn's workers")
+    parser.add_argument("--only", nargs="*", choices=ENDPOINTS, help="measure only these endpoints (and the floor)")
     parser.add_argument("--keep-db", action="store_true")
     parser.add_argument("--reuse-db", action="store_true", help="use an earlier run's kept database if there")
     args = parser.parse_args()
@@ -341,17 +349,25 @@ def main() -> None:
         with connection.cursor() as cursor:
             cursor.execute("CREATE TABLE bench_api_data (value text)")
             cursor.execute("INSERT INTO bench_api_data VALUES (%s)", [json.dumps(data)])
-            cursor.execute("ANALYZE")
+            # As autovacuum would after a bulk load, which a bench does not wait for: the table's
+            # visibility map lets the board's index-only scans skip the table (a deep page: 2.7 -> 1.2 ms).
+            cursor.execute("VACUUM ANALYZE")
         connection.close()
         print(f"filled in {time.monotonic() - began:.0f} s: {args.players} players, {args.matches} matches "
               f"({data['board']} rated), a tournament of {args.entrants}")
     port = free_port()
     log = tempfile.NamedTemporaryFile("w+", prefix="bench-api-", suffix=".log", delete=False)
     server = serve(args, port, log)
-    results = {name: ([], 0, 0.0) for name in ENDPOINTS}
+    endpoints = [name for name in ENDPOINTS if name == "floor" or not args.only or name in args.only]
+    results = {name: ([], 0, 0.0) for name in endpoints}
     try:
+        # Warm-up, not counted: each process's first requests import, connect and fill its
+        # caches (tens to hundreds of ms), which is not the steady state measured.
+        for index, name in enumerate(endpoints):
+            measure(port, name, data, argparse.Namespace(**{**vars(args), "seconds": args.warm_up}), seed=1000 + index)
         for round_ in range(args.rounds):
-            for index, name in enumerate(ENDPOINTS):
+            for index, name in enumerate(endpoints):
+                time.sleep(0.5)  # the last phase's requests in flight, which wrk left when it stopped, end
                 got, errors, took = measure(port, name, data, args, seed=round_ * 10 + index)
                 latencies, failed, spent = results[name]
                 results[name] = (latencies + got, failed + errors, spent + took)
@@ -361,10 +377,11 @@ def main() -> None:
             database_drop(DATABASE)
     floor = len(results["floor"][0]) / results["floor"][2]
     load = "wrk, 2 threads" if args.load == "wrk" else f"{args.clients} client processes"
-    print(f"\n{args.connections} connections ({load}), {args.server} x{args.workers}, "
+    server_kind = f"gunicorn {args.worker_class}" if args.server == "gunicorn" else args.server
+    print(f"\n{args.connections} connections ({load}), {server_kind} x{args.workers}, "
           f"{args.rounds} rounds of {args.seconds:g} s per endpoint")
     print(f"{'endpoint':<20}{'req/s':>9}{'share':>8}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}  goal")
-    for name in ENDPOINTS:
+    for name in endpoints:
         latencies, errors, spent = results[name]
         rate = len(latencies) / spent
         p50, p99 = percentile(latencies, 50) * 1000, percentile(latencies, 99) * 1000

@@ -3,7 +3,7 @@ against the engine alone making the same moves.
 
     python bench/online.py [--seats 200] [--clients 8] [--workers 2] [--pool 16] [--game stoppa]
                            [--table-size 4] [--option hands=1] [--think MS] [--timeout 300] [--keep-db]
-                           [--split [--web-workers 2]]
+                           [--split [--web-workers 2] [--web-threads 4] [--web-worker-class gthread|sync]]
 
 It drops and creates the database ``mazziere_bench_online`` on the local PostgreSQL (user
 postgres), migrates it, and makes ``--seats`` remote bots (a user, a player and a token tied to
@@ -14,7 +14,8 @@ CELERY_BROKER_URL unset, what a match's end sets off runs eagerly in the request
 uvicorn (``--workers`` processes, DATABASE_POOL ``--pool``, notifications through Redis db 14)
 on a free loopback port; its log goes to a temporary file, whose end is printed if anything
 failed. With ``--split``, as docker/compose.yaml serves the site, the moves go to gunicorn
-(``--web-workers`` processes of 4 threads) and only the event streams to uvicorn.
+(``--web-workers`` processes of ``--web-threads`` threads, tournaments/gunicorn_conf.py) and
+only the event streams to uvicorn.
 
 ``--clients`` processes share the seats (a match's seats go to different processes). Each
 holds, per seat, the seat's event stream (``GET /api/matches/{id}/seats/{pos}/events/``) and
@@ -598,7 +599,10 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=16, help="DATABASE_POOL: connections per uvicorn worker")
     parser.add_argument("--split", action="store_true",
                         help="as docker/compose.yaml serves them: the streams by uvicorn, the moves by gunicorn")
-    parser.add_argument("--web-workers", type=int, default=2, help="--split: gunicorn processes (4 threads each)")
+    parser.add_argument("--web-workers", type=int, default=2, help="--split: gunicorn processes")
+    parser.add_argument("--web-threads", type=int, default=4, help="--split: threads per gunicorn process")
+    parser.add_argument("--web-worker-class", choices=["gthread", "sync"], default="gthread",
+                        help="--split: gunicorn's workers (sync: one request at a time, no keep-alive)")
     parser.add_argument("--app", default="tournaments.asgi:application",
                         help="the ASGI application uvicorn serves (a variant under trial: put it on PYTHONPATH)")
     parser.add_argument("--game", default="stoppa", choices=sorted(GAME_OPTIONS))
@@ -657,7 +661,8 @@ def main() -> None:
             web_port = free_port()
             web = start_server(args, dict(env, DATABASE_CONN_MAX_AGE="600"), web_port, log, command=[
                 sys.executable, "-m", "gunicorn", "tournaments.wsgi:application", "--bind", f"{HOST}:{web_port}",
-                "--workers", str(args.web_workers), "--worker-class", "gthread", "--threads", "4",
+                "--workers", str(args.web_workers), "--worker-class", args.web_worker_class,
+                "--threads", str(args.web_threads), "--config", "python:tournaments.gunicorn_conf",
                 "--keep-alive", "60", "--log-level", "warning"])
             ports, servers = (port, web_port), {**servers, "gunicorn": web.pid}
         results, started, cpu = run_clients(args, ports, seats, deadline, servers)
