@@ -535,6 +535,35 @@ def test_the_same_idempotency_key_applies_an_action_once(opened, django_capture_
     assert MatchAction.objects.filter(match=w.match, idempotency_key="move-1").count() == 2
 
 
+def test_a_retry_that_comes_when_the_seat_is_to_move_again_is_not_applied_twice(opened, django_capture_on_commit_callbacks):
+    # Sette e mezzo: after a hit that does not go bust the seat is asked again, and a hit is
+    # legal again: only the key tells a retry from a second hit (the insert's unique check).
+    w = start(make_world(), "sette_e_mezzo", {"hands": 1}, django_capture_on_commit_callbacks)
+    rng = random.Random(3)
+    hit = {"type": "hit"}
+    for n in range(60):
+        turn, body = waiting(w)
+        assert turn is not None, "the match ended before a seat hit and was asked again"
+        legal = body["view"]["legal_actions"]
+        first = act(w, turn, hit if hit in legal else rng.choice(legal), key=f"k{n}")
+        assert first.status_code == 200, first.json()
+        again_turn, again_body = waiting(w)
+        if first.json()["action"] == hit and again_turn == turn and hit in again_body["view"]["legal_actions"]:
+            break
+    else:
+        raise AssertionError("no seat was asked again after a hit")
+    count, view_after = actions_stored(w), seat_view(w, turn)
+    retry = act(w, turn, hit, key=f"k{n}")
+    assert retry.status_code == 200 and retry.json() == {**first.json(), "repeated": True}
+    assert actions_stored(w) == count and seat_view(w, turn) == view_after
+    other = act(w, turn, {"type": "stand"}, key=f"k{n}")  # another action under that key
+    assert other.status_code == 409 and "Idempotency-Key" in fields(other)
+    assert actions_stored(w) == count
+    second = act(w, turn, hit, key="a-new-key")  # a second hit, under its own key, is a move
+    assert second.status_code == 200 and second.json() == {"seq": count, "action": hit, "repeated": False}
+    assert actions_stored(w) > count
+
+
 def test_the_retry_of_the_last_move_answers_as_the_first_time(opened, django_capture_on_commit_callbacks):
     w = start(make_world(), "sette_e_mezzo", {"hands": 1}, django_capture_on_commit_callbacks)
     rng, n, last = random.Random(1), 0, None

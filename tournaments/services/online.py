@@ -24,7 +24,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -567,7 +567,12 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
     Refused: an action that is not legal now (``illegal``: the engine's message names the
     rule), out of turn, on a match over or not online (``conflict``), for a forfeited seat
     (``conflict``). The same ``idempotency_key`` again (at most 64 printable characters)
-    answers as the first time, the action applied once; with another action it is refused."""
+    answers as the first time, the action applied once; with another action it is refused.
+
+    A key is looked up only when the move would be refused (a retry comes when the turn has
+    moved on, or the match is over) or when the action's insert finds it taken (the seat's
+    turn again, the same move legal again): the unique constraint on (match, seat, key) is
+    the check, so that a new move, nearly every POST, costs no look-up."""
     if idempotency_key:
         limits.check_text(idempotency_key, "Idempotency-Key", 64)
         if not idempotency_key.isprintable():
@@ -575,42 +580,62 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise ServiceError('an action is an object with a "type", as the seat\'s legal_actions list them', "action")
     now = timezone.now()  # when the move came: what it took is charged to the seat's bank
-    with transaction.atomic():
-        # A retry of the move that ended the match is answered as the first time: the key is
-        # looked up before the match's end refuses anything new.
-        table = _locked(match_id, finished_ok=bool(idempotency_key))
-        match = table.match
-        seat = table.seat(position)
-        if may_act is not None and not may_act(seat.player):
-            raise ServiceError("only the seat's player's owner acts for it", code="forbidden")
-        if idempotency_key:
-            first = MatchAction.objects.filter(match=match, seat=position, idempotency_key=idempotency_key).first()
-            if first is not None:
-                if first.action != action:
-                    raise ServiceError("this Idempotency-Key was used for another action: use a new key for a new "
-                                       "action", "Idempotency-Key", code="conflict")
-                return Acted(seq=first.seq, action=first.action, repeated=True)
-        if match.status == Match.Status.FINISHED:
-            raise ServiceError("the match is over", "match", code="conflict")
-        if match.status == Match.Status.PENDING:
-            raise ServiceError("the match has not started: it opens when its round does", "match", code="conflict")
-        if seat.forfeit_reason:
-            raise ServiceError(f"seat {position} was forfeited ({seat.forfeit_reason}): the fallback bot plays it",
-                               "position", code="conflict")
-        if not seat.player.plays_online:
-            raise ServiceError(f"seat {position} is played by its bot, {seat.player.name}, not through the API",
-                               "position", code="conflict")
-        turn = table.state.current_player()
-        if turn != position:
-            raise ServiceError(f"it is seat {turn}'s turn, not seat {position}'s", "position", code="conflict")
-        try:
-            seq = _record(table, BY_SEAT, position, action, idempotency_key)
-        except engine.IllegalAction as exc:
-            raise ServiceError(str(exc), "action", code="illegal") from None
-        _charge(table, position, now)
-        progress = _advance(table)
-        _announce(table)
-        return Acted(seq=seq, action=action, repeated=False, progress=progress + _finish_if_over(table))
+    try:
+        with transaction.atomic():
+            # A retry of the move that ended the match is answered as the first time: the key is
+            # looked up before the match's end refuses anything new.
+            table = _locked(match_id, finished_ok=bool(idempotency_key))
+            seat = table.seat(position)
+            if may_act is not None and not may_act(seat.player):
+                raise ServiceError("only the seat's player's owner acts for it", code="forbidden")
+            try:
+                _check_turn(table, seat, position)
+                seq = _record(table, BY_SEAT, position, action, idempotency_key)
+            except (ServiceError, engine.IllegalAction) as exc:
+                if idempotency_key and (first := _keyed(match_id, position, idempotency_key, action)) is not None:
+                    return first
+                if isinstance(exc, engine.IllegalAction):
+                    raise ServiceError(str(exc), "action", code="illegal") from None
+                raise
+            _charge(table, position, now)
+            progress = _advance(table)
+            _announce(table)
+            return Acted(seq=seq, action=action, repeated=False, progress=progress + _finish_if_over(table))
+    except IntegrityError:
+        # The key was this seat's already (the insert rolled back, nothing applied).
+        if idempotency_key and (first := _keyed(match_id, position, idempotency_key, action)) is not None:
+            return first
+        raise
+
+
+def _check_turn(table: Table, seat: Seat, position: int) -> None:
+    """Refuse a move of ``seat`` unless the match awaits it from the API."""
+    match = table.match
+    if match.status == Match.Status.FINISHED:
+        raise ServiceError("the match is over", "match", code="conflict")
+    if match.status == Match.Status.PENDING:
+        raise ServiceError("the match has not started: it opens when its round does", "match", code="conflict")
+    if seat.forfeit_reason:
+        raise ServiceError(f"seat {position} was forfeited ({seat.forfeit_reason}): the fallback bot plays it",
+                           "position", code="conflict")
+    if not seat.player.plays_online:
+        raise ServiceError(f"seat {position} is played by its bot, {seat.player.name}, not through the API",
+                           "position", code="conflict")
+    turn = table.state.current_player()
+    if turn != position:
+        raise ServiceError(f"it is seat {turn}'s turn, not seat {position}'s", "position", code="conflict")
+
+
+def _keyed(match_id: int, position: int, key: str, action: dict) -> Acted | None:
+    """The answer to the seat's first move under ``key``, if it made one; refused (conflict)
+    if that move was another action."""
+    first = MatchAction.objects.filter(match_id=match_id, seat=position, idempotency_key=key).first()
+    if first is None:
+        return None
+    if first.action != action:
+        raise ServiceError("this Idempotency-Key was used for another action: use a new key for a new action",
+                           "Idempotency-Key", code="conflict")
+    return Acted(seq=first.seq, action=first.action, repeated=True)
 
 
 def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Progress:
