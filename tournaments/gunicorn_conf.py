@@ -3,9 +3,9 @@ bench/api.py: ``--config python:tournaments.gunicorn_conf``)."""
 
 from __future__ import annotations
 
+from tournaments import heap
+
 
 def post_worker_init(worker) -> None:
     """The worker has loaded the app: settle its heap (tournaments/heap.py)."""
-    from tournaments import heap
-
     heap.settle()
