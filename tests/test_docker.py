@@ -82,7 +82,7 @@ def test_each_service_runs_its_server_behind_the_proxy(compose):
         env = services[name]["environment"]
         assert env["API_NUM_PROXIES"] == "1", name  # one proxy in front: its address is not the caller's
         config = database_config(env, base_dir=Path("/app"))  # the service's settings are valid
-        assert config["ENGINE"] == "django.db.backends.postgresql"
+        assert config["ENGINE"] == "tournaments.db.postgresql"
     web = database_config(services["web"]["environment"], base_dir=Path("/app"))
     assert web["CONN_MAX_AGE"] == 600 and "pool" not in web.get("OPTIONS", {})  # a connection per thread, kept
     streams = database_config(services["streams"]["environment"], base_dir=Path("/app"))

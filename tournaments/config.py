@@ -48,6 +48,9 @@ def secret_key(env: Mapping[str, str], *, debug: bool) -> str:
     raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is false")
 
 
+POSTGRES_ENGINE = "tournaments.db.postgresql"
+
+
 def database_config(env: Mapping[str, str], *, base_dir: Path) -> dict[str, Any]:
     """The default database: DATABASE_URL if set, else a SQLite file.
 
@@ -61,8 +64,12 @@ def database_config(env: Mapping[str, str], *, base_dir: Path) -> dict[str, Any]
     url = env.get("DATABASE_URL", "")
     if url:
         config = dj_database_url.parse(url, conn_max_age=conn_max_age, conn_health_checks=conn_max_age > 0)
+        if config["ENGINE"] == "django.db.backends.postgresql":
+            # Django's, but a kept connection used a moment ago is not checked again
+            # (tournaments/db/postgresql/base.py).
+            config["ENGINE"] = POSTGRES_ENGINE
         pool = int(env.get("DATABASE_POOL", "0"))
-        if pool and config["ENGINE"] == "django.db.backends.postgresql":
+        if pool and config["ENGINE"] == POSTGRES_ENGINE:
             if conn_max_age:
                 raise ValueError("DATABASE_POOL and DATABASE_CONN_MAX_AGE exclude each other: a pool keeps the "
                                  "connections itself")

@@ -30,7 +30,7 @@ def test_mazziere_sqlite_path_moves_the_sqlite_file():
 
 def test_a_postgres_database_url_is_parsed_into_its_parts():
     config = database_config({"DATABASE_URL": "postgres://mazz:secret@db.example:6543/mazziere"}, base_dir=BASE)
-    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert config["ENGINE"] == "tournaments.db.postgresql"  # Django's, the health check of a busy connection spared
     assert (config["USER"], config["PASSWORD"]) == ("mazz", "secret")
     assert (config["HOST"], config["PORT"], config["NAME"]) == ("db.example", 6543, "mazziere")
     assert config["CONN_MAX_AGE"] == 0
@@ -130,3 +130,33 @@ def test_the_cache_is_redis_at_cache_url_else_each_process_memory():
     assert shared["BACKEND"].endswith("RedisCache") and shared["LOCATION"] == "redis://r:6379/1"
     with pytest.raises(ValueError, match="CACHE_URL"):
         cache_config({"CACHE_URL": "memcached://m:11211"})
+
+
+def test_a_kept_postgres_connection_used_a_moment_ago_is_not_checked_again(monkeypatch):
+    """tournaments/db/postgresql/base.py: the health check's SELECT 1 is spared for a connection
+    that did work less than a second ago; an idler one, or one never used, is checked."""
+    from tournaments.db.postgresql import base
+
+    env = {"DATABASE_URL": "postgres://postgres@127.0.0.1/mazziere", "DATABASE_CONN_MAX_AGE": "60"}
+    settings = {**database_config(env, base_dir=BASE), "TIME_ZONE": None, "AUTOCOMMIT": True, "OPTIONS": {}}
+    wrapper = base.DatabaseWrapper(settings)
+    checks = []
+    monkeypatch.setattr(wrapper, "is_usable", lambda: checks.append(1) or True)
+    clock = [100.0]
+    monkeypatch.setattr(base.time, "monotonic", lambda: clock[0])
+    wrapper.connection = object()  # a kept connection, as a past request left it
+    wrapper.health_check_enabled = settings["CONN_HEALTH_CHECKS"]  # as connect() sets it
+    assert wrapper.health_check_enabled is True
+
+    def request() -> int:
+        """A request's first query asks for the check; how many checks were made so far."""
+        wrapper.health_check_done = False  # what close_if_unusable_or_obsolete does at a request's start
+        wrapper.close_if_health_check_failed()
+        return len(checks)
+
+    assert request() == 1  # never used through a cursor: checked
+    wrapper.used_at = clock[0]  # a cursor made now
+    clock[0] += 0.5
+    assert request() == 1  # used half a second ago: spared
+    clock[0] += 5.0
+    assert request() == 2  # idle five seconds: checked

@@ -1,0 +1,1 @@
+"""The project's database backends (settings' ENGINE: tournaments/config.py)."""
