@@ -259,6 +259,16 @@ def board_ahead(ladder_id: int, value: float, player_id: int, *, including: bool
     return Rating.objects.filter(Q(value__gt=value) | same, ladder_id=ladder_id).count()
 
 
+def ladder_version(ladder_id: int) -> RatingLadder | None:
+    """The ladder with its id and ``applied`` alone (what a read of its board or a history is
+    kept under), or None: no such ladder. Read on every such request, so in plain SQL: the
+    ORM's query builder cost more than the query."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT applied FROM {RatingLadder._meta.db_table} WHERE id = %s", [ladder_id])
+        row = cursor.fetchone()
+    return None if row is None else RatingLadder.from_db(connection.alias, ["id", "applied"], [ladder_id, row[0]])
+
+
 def board_count(ladder_id: int) -> int:
     return Rating.objects.filter(ladder_id=ladder_id).count()
 

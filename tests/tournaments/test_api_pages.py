@@ -146,6 +146,15 @@ def test_a_history_by_cursor_is_the_players_ledger_in_order_as_the_serializer_sh
     assert len(seen) == 3 and seen == json.loads(json.dumps(s.RatingChangeSerializer(ledger, many=True).data))
 
 
+def test_the_board_and_a_history_of_no_ladder_are_a_404_naming_it(rated):
+    client = APIClient()
+    for pk in ("999999", "9" * 30, "abc"):
+        for url in (f"/api/ladders/{pk}/leaderboard/", f"/api/ladders/{pk}/history/1/"):
+            answer = client.get(url)
+            assert answer.status_code == 404, url
+            assert answer.json()["error"]["code"] == "not_found" and pk in answer.json()["error"]["message"], url
+
+
 def test_a_history_of_nobody_is_404_and_of_an_unrated_player_is_empty(rated):
     client = APIClient()
     assert client.get(f"/api/ladders/{rated.ladder_id}/history/999999/").status_code == 404

@@ -189,8 +189,13 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
                                        filename=f"{ladder.slug}-v{ladder.version}-ledger")
 
     def _ladder(self) -> RatingLadder:
-        """The ladder of a read of its board or history: its row alone (every ladder is public)."""
-        return generics.get_object_or_404(RatingLadder.objects.only("pk", "applied"), pk=self.kwargs["pk"])
+        """The ladder of a read of its board or history: its id and version alone (every ladder
+        is public)."""
+        pk = str(self.kwargs["pk"])
+        ladder = selectors.ladder_version(int(pk)) if pk.isdigit() and len(pk) <= 18 else None
+        if ladder is None:
+            raise NotFound(f"no ladder {pk}")
+        return ladder
 
     @extend_schema(responses=s.LeaderboardSerializer(many=True), filters=False)
     @action(detail=True, pagination_class=boards.BoardPages)
