@@ -4,10 +4,11 @@ inputs, a finished match's replay): such an answer is never stale, only unused, 
 invalidation and no sharing between processes. Django's local-memory cache ("local", bounded:
 tournaments/config.py) holds them; a request that finds one costs a lookup.
 
-An answer that is dear to build (a big tournament's standings: tens to hundreds of ms) is also
-kept in the shared cache (``shared``; Redis where CACHE_URL is set), so that it is built once
-for all processes, and a process whose bounded memory let it go takes it back in a fraction of
-a millisecond instead of building it again while its queue waits."""
+The API's kept answers (standings, board pages, histories, replays) are also kept in the
+shared cache (``shared``; Redis where CACHE_URL is set), so that each is built once for all
+processes, and a process whose bounded memory let one go takes it back in a fraction of a
+millisecond instead of building it again (a big tournament's standings: tens to hundreds of
+ms) while its queue waits. bench/api.py, random histories: 661 -> 1,067 req/s."""
 
 from __future__ import annotations
 

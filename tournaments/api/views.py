@@ -217,7 +217,7 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
             return self.get_paginated_response(s.rating_change_rows(rows)).data
 
         # A history changes only as ratings are applied: kept under the ladder's ``applied``.
-        return kept_response(request, f"history:{ladder.pk}:{ladder.applied}", page)
+        return kept_response(request, f"history:{ladder.pk}:{ladder.applied}", page, shared=True)
 
 
 def _ladder_allowed(caller: rules.Caller, ladder: RatingLadder | None) -> None:
@@ -417,7 +417,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
                     "log": selectors.match_log(record)}
 
         # A finished match's replay never changes (its finishing time is in the key all the same).
-        return kept_response(request, f"replay:{s.REPLAY_FORMAT}:{match.pk}:{match.finished_at}", replay)
+        return kept_response(request, f"replay:{s.REPLAY_FORMAT}:{match.pk}:{match.finished_at}", replay, shared=True)
 
     @api_errors(409)
     @extend_schema(request=None, responses=s.MatchSerializer)
