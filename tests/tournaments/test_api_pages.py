@@ -155,6 +155,20 @@ def test_the_board_and_a_history_of_no_ladder_are_a_404_naming_it(rated):
             assert answer.json()["error"]["code"] == "not_found" and pk in answer.json()["error"]["message"], url
 
 
+@pytest.mark.parametrize("path", ["leaderboard/?limit=2", "leaderboard/?offset=3", "history/{player}/"])
+def test_a_board_page_or_history_one_process_built_is_taken_by_another_from_the_shared_cache(
+        rated, path, django_assert_max_num_queries):
+    from django.core.cache import caches
+
+    player = RatingChange.objects.filter(ladder=rated.ladder).values_list("player_id", flat=True).first()
+    url = f"/api/ladders/{rated.ladder_id}/" + path.format(player=player)
+    client = APIClient()
+    before = client.get(url).content
+    caches["local"].clear()  # another process: its own memory holds nothing
+    with django_assert_max_num_queries(1):  # the ladder's version only: nothing built again
+        assert client.get(url).content == before
+
+
 def test_a_history_of_nobody_is_404_and_of_an_unrated_player_is_empty(rated):
     client = APIClient()
     assert client.get(f"/api/ladders/{rated.ladder_id}/history/999999/").status_code == 404
