@@ -148,7 +148,7 @@ def test_a_history_by_cursor_is_the_players_ledger_in_order_as_the_serializer_sh
 
 def test_the_board_and_a_history_of_no_ladder_are_a_404_naming_it(rated):
     client = APIClient()
-    for pk in ("999999", "9" * 30, "abc"):
+    for pk in ("999999", "9" * 30, "abc", "²", "١٢"):  # "²" and Arabic-Indic digits: isdigit() holds
         for url in (f"/api/ladders/{pk}/leaderboard/", f"/api/ladders/{pk}/history/1/"):
             answer = client.get(url)
             assert answer.status_code == 404, url

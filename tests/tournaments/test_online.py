@@ -860,3 +860,11 @@ def test_a_bots_owner_cannot_read_its_seat_of_a_match_the_workers_play(sent):
     acted = bob_client.post(f"/api/matches/{match.pk}/seats/{position}/actions/", {"action": {"type": "pass"}},
                             format="json")
     assert acted.status_code == 409 and not MatchAction.objects.filter(match=match).exists()
+
+
+def test_a_move_for_a_match_id_no_row_can_have_is_a_404_naming_it():
+    w = make_world()
+    for pk in ("²", "9" * 30):  # isdigit() holds for "²"; 30 digits overflow a row's id
+        answer = w.owners["ada"].post(f"/api/matches/{pk}/seats/0/actions/", {"action": {"type": "stand"}},
+                                      format="json")
+        assert answer.status_code == 404 and pk in answer.json()["error"]["message"], pk

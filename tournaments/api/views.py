@@ -62,6 +62,13 @@ def require(allowed: bool, why: str) -> None:
         raise PermissionDenied(why)
 
 
+def url_id(value) -> int | None:
+    """A URL's id as a row's id can be (1 to 18 ASCII digits), or None: no row has it. For the
+    reads that go to the database by the id itself, not through get_object."""
+    text = str(value)
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
 class ReadOrAuthenticated(drf_permissions.IsAuthenticatedOrReadOnly):
     """Anyone may browse; changing anything needs a signed-in user (then each action checks
     what that user may do: tournaments.permissions)."""
@@ -191,10 +198,10 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     def _ladder(self) -> RatingLadder:
         """The ladder of a read of its board or history: its id and version alone (every ladder
         is public)."""
-        pk = str(self.kwargs["pk"])
-        ladder = selectors.ladder_version(int(pk)) if pk.isdigit() and len(pk) <= 18 else None
+        pk = url_id(self.kwargs["pk"])
+        ladder = selectors.ladder_version(pk) if pk is not None else None
         if ladder is None:
-            raise NotFound(f"no ladder {pk}")
+            raise NotFound(f"no ladder {self.kwargs['pk']}")
         return ladder
 
     @extend_schema(responses=s.LeaderboardSerializer(many=True), filters=False)
@@ -308,7 +315,8 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     @action(detail=True)
     def standings(self, request, pk=None):
         """The standings, with each rank's tie-breaks and its explanation."""
-        key = selectors.standings_key(int(pk)) if str(pk).isdigit() and len(str(pk)) <= 18 else None
+        tournament_id = url_id(pk)
+        key = selectors.standings_key(tournament_id) if tournament_id is not None else None
         if key is None:
             raise NotFound(f"no tournament {pk}")
 
@@ -465,11 +473,12 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         reason; 409: not this seat's turn, the match over or not started."""
         # Every move of every online seat comes here: the service loads and locks the match and
         # its seats once, and asks who may act for the seat there (nothing is read twice).
-        if not str(pk).isdigit():
+        match_id = url_id(pk)
+        if match_id is None:
             raise NotFound(f"no match {pk}")
         data = self.valid(s.SeatActionSerializer)
         caller = self.caller
-        acted = online.seat_act(match_id=int(pk), position=int(position), action=data["action"],
+        acted = online.seat_act(match_id=match_id, position=int(position), action=data["action"],
                                 idempotency_key=request.headers.get("Idempotency-Key", ""), actor=request.user,
                                 may_act=lambda player: rules.acts_for(caller, player))
         dispatch.send_progress(acted.progress)
