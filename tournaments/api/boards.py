@@ -62,8 +62,7 @@ class BoardPages(pagination.BasePagination):
 
     def page(self, request, ladder: RatingLadder) -> Response:
         # A page names one state of the board (the ladder's ``applied``) and its request.
-        return kept_response(request, f"board:{ladder.pk}:{ladder.applied}", lambda: self._body(request, ladder),
-                             shared=True)
+        return kept_response(request, f"board:{ladder.pk}:{ladder.applied}", lambda: self._body(request, ladder))
 
     def _body(self, request, ladder: RatingLadder) -> dict:
         limit = bounded_int(request, "limit", DEFAULT_LIMIT, 1, MAX_LIMIT)

@@ -224,7 +224,7 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
             return self.get_paginated_response(s.rating_change_rows(rows)).data
 
         # A history changes only as ratings are applied: kept under the ladder's ``applied``.
-        return kept_response(request, f"history:{ladder.pk}:{ladder.applied}", page, shared=True)
+        return kept_response(request, f"history:{ladder.pk}:{ladder.applied}", page)
 
 
 def _ladder_allowed(caller: rules.Caller, ladder: RatingLadder | None) -> None:
@@ -325,8 +325,8 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
             return self.get_paginated_response(s.StandingSerializer(lines, many=True).data).data
 
         # Read in one query (the tournament and its state's key); computed only when that changed,
-        # once for every process (kept in the shared cache too: a big tournament's are dear).
-        return kept_response(request, key, page, shared=True)
+        # once for every process (kept_response shares it: a big tournament's are dear).
+        return kept_response(request, key, page)
 
     @extend_schema(responses=EXPORT_RESPONSE, parameters=EXPORT_PARAMETERS, filters=False)
     @action(detail=True, **STREAM)
@@ -425,7 +425,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
                     "log": selectors.match_log(record)}
 
         # A finished match's replay never changes (its finishing time is in the key all the same).
-        return kept_response(request, f"replay:{s.REPLAY_FORMAT}:{match.pk}:{match.finished_at}", replay, shared=True)
+        return kept_response(request, f"replay:{s.REPLAY_FORMAT}:{match.pk}:{match.finished_at}", replay)
 
     @api_errors(409)
     @extend_schema(request=None, responses=s.MatchSerializer)
