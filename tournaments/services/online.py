@@ -582,8 +582,8 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
     now = timezone.now()  # when the move came: what it took is charged to the seat's bank
     try:
         with transaction.atomic():
-            # A retry of the move that ended the match is answered as the first time: the key is
-            # looked up before the match's end refuses anything new.
+            # With a key, a finished match is loaded all the same: a retry of the move that ended
+            # it finds its first answer where the match's end refuses anything new.
             table = _locked(match_id, finished_ok=bool(idempotency_key))
             seat = table.seat(position)
             if may_act is not None and not may_act(seat.player):
