@@ -33,7 +33,3 @@ class DatabaseWrapper(PostgresWrapper):
         cursor = super()._cursor(name)
         self.used_at = time.monotonic()
         return cursor
-
-    def connect(self) -> None:
-        super().connect()
-        self.used_at = None
