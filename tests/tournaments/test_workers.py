@@ -106,10 +106,12 @@ def kill_mid_match(worker: subprocess.Popen, tournament: Tournament, timeout: fl
     flush whose COMMIT the worker sent as it died (PostgreSQL completes it; a plain read could
     see its matches still running) and then sees them recorded."""
     host = socket.gethostname()
-    owners = [f"{host}:{pid}" for pid in children(worker.pid)]
-    held = Match.objects.filter(round__tournament=tournament, status=Match.Status.RUNNING, lease_owner__in=owners)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
+        # Its pool process, looked for on every turn: a worker that answers pings may not have
+        # forked it yet (seen under load: the test then waited on no process at all).
+        owners = [f"{host}:{pid}" for pid in children(worker.pid)]
+        held = Match.objects.filter(round__tournament=tournament, status=Match.Status.RUNNING, lease_owner__in=owners)
         if held.exists():
             os.killpg(worker.pid, signal.SIGKILL)
             worker.wait(timeout=20)
