@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 import engine
-from tournaments import events
+from tournaments import events, rows
 from tournaments.models import Match, MatchAction, Result, Round, Seat, Tournament
 from tournaments.selectors import online_seats
 from tournaments.services import online
@@ -79,73 +79,45 @@ class Snapshot:
 
 DELETED = "deleted"
 
-_STATEMENTS: dict[str, tuple] = {}  # by database vendor: the read's SQL and its columns' converters
-
-
-def _converter(model, name: str):
-    """What the ORM does to a column's value as the database returns it (a JSON field's text
-    decoded, SQLite's datetime text parsed; PostgreSQL's datetimes pass as they are)."""
-    column = model._meta.get_field(name).get_col(model._meta.db_table)
-    steps = [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]
-
-    def convert(value):
-        for step in steps:
-            value = step(value, column, connection)
-        return value
-
-    return convert
-
-
 def _statement() -> tuple:
-    """The read of :func:`read_match` in this database's SQL, with its converters (made once)."""
-    made = _STATEMENTS.get(connection.vendor)
-    if made is None:
-        q = connection.ops.quote_name
-
-        def t(model):
-            return q(model._meta.db_table)
-
-        def c(model, name):
-            return q(model._meta.get_field(name).column)
-
-        match_pk = q(Match._meta.pk.column)
-        sql = (
-            f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deadline_at')}, t.{c(Tournament, 'status')}, "
-            # The forfeited positions as a bit mask: one column, in the same statement.
-            f"(SELECT SUM(CAST(1 AS BIGINT) << s.{c(Seat, 'position')}) FROM {t(Seat)} s "
-            f"WHERE s.{c(Seat, 'match')} = m.{match_pk} AND s.{c(Seat, 'forfeit_reason')} <> ''), "
-            f"res.{c(Result, 'scores')}, res.{c(Result, 'places')}, a.{c(MatchAction, 'seq')}, "
-            f"a.{c(MatchAction, 'action')} "
-            f"FROM {t(Match)} m "
-            f"JOIN {t(Round)} r ON r.{q(Round._meta.pk.column)} = m.{c(Match, 'round')} "
-            f"JOIN {t(Tournament)} t ON t.{q(Tournament._meta.pk.column)} = r.{c(Round, 'tournament')} "
-            f"LEFT JOIN {t(Result)} res ON res.{c(Result, 'match')} = m.{match_pk} "
-            f"LEFT JOIN {t(MatchAction)} a ON a.{c(MatchAction, 'match')} = m.{match_pk} "
-            f"AND a.{c(MatchAction, 'seq')} >= %s "
-            f"WHERE m.{match_pk} = %s ORDER BY a.{c(MatchAction, 'seq')}"
-        )
-        made = _STATEMENTS[connection.vendor] = (
-            sql, _converter(Match, "deadline_at"), _converter(Result, "scores"), _converter(Result, "places"),
-            _converter(MatchAction, "action"))
-    return made
+    """The read of :func:`read_match` in plain SQL, with its columns' converters (tournaments.rows)."""
+    t, c = rows.table, rows.column
+    match_pk = c(Match, "id")
+    sql = (
+        f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deadline_at')}, t.{c(Tournament, 'status')}, "
+        # The forfeited positions as a bit mask: one column, in the same statement.
+        f"(SELECT SUM(CAST(1 AS BIGINT) << s.{c(Seat, 'position')}) FROM {t(Seat)} s "
+        f"WHERE s.{c(Seat, 'match')} = m.{match_pk} AND s.{c(Seat, 'forfeit_reason')} <> ''), "
+        f"res.{c(Result, 'scores')}, res.{c(Result, 'places')}, a.{c(MatchAction, 'seq')}, "
+        f"a.{c(MatchAction, 'action')} "
+        f"FROM {t(Match)} m "
+        f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+        f"JOIN {t(Tournament)} t ON t.{c(Tournament, 'id')} = r.{c(Round, 'tournament')} "
+        f"LEFT JOIN {t(Result)} res ON res.{c(Result, 'match')} = m.{match_pk} "
+        f"LEFT JOIN {t(MatchAction)} a ON a.{c(MatchAction, 'match')} = m.{match_pk} "
+        f"AND a.{c(MatchAction, 'seq')} >= %s "
+        f"WHERE m.{match_pk} = %s ORDER BY a.{c(MatchAction, 'seq')}"
+    )
+    return (sql, rows.converter(Match, "deadline_at", "m"), rows.converter(Result, "scores", "res"),
+            rows.converter(Result, "places", "res"), rows.converter(MatchAction, "action", "a"))
 
 
 def read_match(match_id: int, first: int, seen: int) -> Snapshot:
     """The match as it stands, with its actions from number ``first`` on: one statement, so one
     snapshot (status, clock, forfeits, result and actions agree), in plain SQL (building an ORM
     query costs more than running it)."""
-    sql, deadline, scores_of, places_of, action_of = _statement()
+    sql, deadline, scores_of, places_of, action_of = rows.made("feeds.read_match", _statement)
     with connection.cursor() as cursor:
         cursor.execute(sql, [first, match_id])
-        rows = cursor.fetchall()
-    if not rows:  # deleted with its tournament
+        found = cursor.fetchall()
+    if not found:  # deleted with its tournament
         return Snapshot(seen, DELETED, None, frozenset(), first, [], first, None)
-    status, deadline_at, tournament_status, forfeits, scores, places, seq, _ = rows[0]
+    status, deadline_at, tournament_status, forfeits, scores, places, seq, _ = found[0]
     actions = []
     if seq is not None:  # else no action from ``first`` on: the left join's one empty row
-        if [row[6] for row in rows] != list(range(first, first + len(rows))):  # append-only: never
+        if [row[6] for row in found] != list(range(first, first + len(found))):  # append-only: never
             raise RuntimeError(f"match {match_id}: its actions from {first} are not in sequence")
-        actions = [action_of(row[7]) for row in rows]
+        actions = [action_of(row[7]) for row in found]
     if tournament_status == Tournament.Status.CANCELLED and status != Match.Status.FINISHED:
         status = "cancelled"
     result = None

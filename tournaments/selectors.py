@@ -11,11 +11,11 @@ from typing import Any
 
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import BooleanField, Count, ExpressionWrapper, F, Max, Prefetch, Q, QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 import engine
-from tournaments import formats, ratings, standings as standings_algo
+from tournaments import formats, standings as standings_algo
 from tournaments.models import Entry, Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
 from tournaments.services.pairing import tournament_format
 

@@ -11,9 +11,10 @@ import hmac
 import secrets
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from tournaments import rows
 from tournaments.models import ApiToken, Player
 
 from .errors import ServiceError
@@ -75,7 +76,7 @@ def token_find(token: str) -> ApiToken | None:
     prefix, sep, _ = token[len(PREFIX):].partition("_")
     if not sep or len(prefix) != 8:
         return None
-    row = ApiToken.objects.select_related("user").filter(prefix=prefix).first()  # a bot token's rules need only bot_id
+    row = _token_with_user(prefix)  # a bot token's rules need only bot_id, not the bot's row
     if row is None or not hmac.compare_digest(row.digest, _digest(token)):
         return None
     now = timezone.now()
@@ -84,6 +85,28 @@ def token_find(token: str) -> ApiToken | None:
     if row.last_used_at is None or now - row.last_used_at > TOUCH_EVERY:
         ApiToken.objects.filter(pk=row.pk).update(last_used_at=now)
         row.last_used_at = now
+    return row
+
+
+def _token_with_user(prefix: str) -> ApiToken | None:
+    """The token row of ``prefix`` with its user, in one plain statement (every request with a
+    token reads it: tournaments.rows)."""
+    def build():
+        user_model = ApiToken._meta.get_field("user").related_model
+        token, user = rows.Columns(ApiToken, "t"), rows.Columns(user_model, "u")
+        sql = (f"SELECT {token.select}, {user.select} FROM {rows.table(ApiToken)} t "
+               f"JOIN {rows.table(user_model)} u ON u.{rows.column(user_model, 'id')} = t.{rows.column(ApiToken, 'user')} "
+               f"WHERE t.{rows.column(ApiToken, 'prefix')} = %s")
+        return sql, token, user
+
+    sql, token, user = rows.made("token_find", build)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [prefix])
+        found = cursor.fetchone()
+    if found is None:
+        return None
+    row = token.make(found)
+    ApiToken._meta.get_field("user").set_cached_value(row, user.make(found, len(token)))
     return row
 
 

@@ -1,0 +1,119 @@
+"""Model rows read and written in plain SQL, for the few statements that run on every move.
+
+Building a query is most of what a small ORM query costs: a move's POST made six of them, at
+about 1 ms each of which some 0.15 ms was the database (docs/online.md, "Load"). The
+statements here are written once per database vendor and kept; the rows they read become model
+instances exactly as the ORM makes them (``Model.from_db``, each value through the converters
+the ORM would apply: a JSON field's text decoded, SQLite's datetime text parsed), and the values
+they write go through each field's ``get_db_prep_save``, as a ``save`` sends them. So the code
+that uses them sees the same objects, on SQLite and on PostgreSQL alike.
+
+Use them only where a statement runs on every request of a hot path and the ORM's version is
+measured to cost more than the query; everything else reads and writes through the ORM.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from django.db import connection, models
+
+_made: dict[tuple, object] = {}  # (vendor, key): what a ``made`` builder returned
+
+
+def made(key: object, build: Callable[[], object]):
+    """``build()`` for this connection's vendor, built once (a statement, its columns)."""
+    found = _made.get((connection.vendor, key))
+    if found is None:
+        found = _made[(connection.vendor, key)] = build()
+    return found
+
+
+def table(model: type[models.Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def column(model: type[models.Model], name: str) -> str:
+    return connection.ops.quote_name(model._meta.get_field(name).column)
+
+
+def _steps(field: models.Field, alias: str) -> list:
+    """The converters the ORM applies to ``field``'s column as the database returns it."""
+    col = field.get_col(alias)
+    return [*connection.ops.get_db_converters(col), *col.get_db_converters(connection)]
+
+
+class Columns:
+    """All of a model's columns in a SELECT, under a table alias (``select``), and the model
+    instance made from them (``make``). Built for one vendor (see :func:`made`)."""
+
+    def __init__(self, model: type[models.Model], alias: str) -> None:
+        self.model = model
+        self.alias = alias
+        self.fields = model._meta.concrete_fields
+        self.names = [f.attname for f in self.fields]
+        quote = connection.ops.quote_name
+        self.select = ", ".join(f"{alias}.{quote(f.column)}" for f in self.fields)
+        self._converters = [(i, steps, f.get_col(alias)) for i, f in enumerate(self.fields)
+                            if (steps := _steps(f, alias))]
+        self._db = connection.alias
+
+    def __len__(self) -> int:
+        return len(self.fields)
+
+    def make(self, row: Sequence, start: int = 0) -> models.Model:
+        """The instance from ``row``'s columns ``start`` to ``start + len(self)``."""
+        values = list(row[start:start + len(self.fields)])
+        for i, steps, col in self._converters:
+            value = values[i]
+            for step in steps:
+                value = step(value, col, connection)
+            values[i] = value
+        return self.model.from_db(self._db, self.names, values)
+
+
+def converter(model: type[models.Model], name: str, alias: str = "") -> Callable:
+    """What the ORM does to one column's value as the database returns it."""
+    field = model._meta.get_field(name)
+    col = field.get_col(alias or model._meta.db_table)
+    steps = _steps(field, alias or model._meta.db_table)
+
+    def convert(value):
+        for step in steps:
+            value = step(value, col, connection)
+        return value
+
+    return convert
+
+
+def _prep(model: type[models.Model], values: dict) -> list:
+    return [model._meta.get_field(name).get_db_prep_save(value, connection) for name, value in values.items()]
+
+
+def insert(model: type[models.Model], values: dict) -> None:
+    """INSERT one row of ``model`` (its columns named as the fields' attnames: ``match_id``);
+    fields left out take the database's default, so give every field without one. Errors are
+    Django's (IntegrityError on a constraint), as with ``create``."""
+    names = tuple(values)
+
+    def build() -> str:
+        columns = ", ".join(connection.ops.quote_name(model._meta.get_field(n).column) for n in names)
+        return f"INSERT INTO {table(model)} ({columns}) VALUES ({', '.join(['%s'] * len(names))})"
+
+    sql = made(("insert", model, names), build)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, _prep(model, values))
+
+
+def update(model: type[models.Model], pk: object, values: dict) -> int:
+    """UPDATE the row of ``model`` whose primary key is ``pk``; returns the rows changed (0 or 1)."""
+    names = tuple(values)
+
+    def build() -> str:
+        sets = ", ".join(f"{connection.ops.quote_name(model._meta.get_field(n).column)} = %s" for n in names)
+        return f"UPDATE {table(model)} SET {sets} WHERE {connection.ops.quote_name(model._meta.pk.column)} = %s"
+
+    sql = made(("update", model, names), build)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*_prep(model, values), pk])
+        return cursor.rowcount
