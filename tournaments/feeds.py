@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 import engine
-from tournaments import events, rows
+from tournaments import events, plain
 from tournaments.models import Match, MatchAction, Result, Round, Seat, Tournament
 from tournaments.selectors import online_seats
 from tournaments.services import online
@@ -80,8 +80,8 @@ class Snapshot:
 DELETED = "deleted"
 
 def _statement() -> tuple:
-    """The read of :func:`read_match` in plain SQL, with its columns' converters (tournaments.rows)."""
-    t, c = rows.table, rows.column
+    """The read of :func:`read_match` in plain SQL, with its columns' converters (tournaments.plain)."""
+    t, c = plain.table, plain.column
     match_pk = c(Match, "id")
     sql = (
         f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deadline_at')}, t.{c(Tournament, 'status')}, "
@@ -98,15 +98,15 @@ def _statement() -> tuple:
         f"AND a.{c(MatchAction, 'seq')} >= %s "
         f"WHERE m.{match_pk} = %s ORDER BY a.{c(MatchAction, 'seq')}"
     )
-    return (sql, rows.converter(Match, "deadline_at", "m"), rows.converter(Result, "scores", "res"),
-            rows.converter(Result, "places", "res"), rows.converter(MatchAction, "action", "a"))
+    return (sql, plain.converter(Match, "deadline_at", "m"), plain.converter(Result, "scores", "res"),
+            plain.converter(Result, "places", "res"), plain.converter(MatchAction, "action", "a"))
 
 
 def read_match(match_id: int, first: int, seen: int) -> Snapshot:
     """The match as it stands, with its actions from number ``first`` on: one statement, so one
     snapshot (status, clock, forfeits, result and actions agree), in plain SQL (building an ORM
     query costs more than running it)."""
-    sql, deadline, scores_of, places_of, action_of = rows.made("feeds.read_match", _statement)
+    sql, deadline, scores_of, places_of, action_of = plain.made("feeds.read_match", _statement)
     with connection.cursor() as cursor:
         cursor.execute(sql, [first, match_id])
         found = cursor.fetchall()

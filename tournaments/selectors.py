@@ -15,7 +15,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Prefetch, Q, Qu
 from django.utils import timezone
 
 import engine
-from tournaments import formats, standings as standings_algo
+from tournaments import formats, plain, standings as standings_algo
 from tournaments.models import Entry, Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
 from tournaments.services.pairing import tournament_format
 
@@ -266,7 +266,7 @@ def ladder_version(ladder_id: int) -> RatingLadder | None:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT applied FROM {RatingLadder._meta.db_table} WHERE id = %s", [ladder_id])
         row = cursor.fetchone()
-    return None if row is None else RatingLadder.from_db(connection.alias, ["id", "applied"], [ladder_id, row[0]])
+    return None if row is None else plain.partial(RatingLadder, {"id": ladder_id, "applied": row[0]})
 
 
 def board_count(ladder_id: int) -> int:
@@ -304,6 +304,30 @@ def tournament_rounds(tournament: Tournament) -> QuerySet[Round]:
     seats = Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("position"))
     matches = Prefetch("matches", queryset=Match.objects.order_by("table").prefetch_related(seats))
     return tournament.rounds.order_by("number").prefetch_related(matches)
+
+
+def match_outcome_state(match_id: int) -> Match | None:
+    """The match with what decides whether its outcome is public (its status, deal and finishing
+    time, its round's status) and nothing else, or None: no such match. Read on every request
+    for a replay, so in one plain statement (the ORM's builder cost more than the query)."""
+    def build():
+        c = plain.column
+        return (f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deal')}, m.{c(Match, 'finished_at')}, "
+                f"m.{c(Match, 'round')}, r.{c(Round, 'status')} FROM {plain.table(Match)} m "
+                f"JOIN {plain.table(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+                f"WHERE m.{c(Match, 'id')} = %s", plain.converter(Match, "finished_at", "m"))
+
+    sql, finished_at = plain.made("selectors.match_outcome_state", build)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [match_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    status, deal, finished, round_id, round_status = row
+    match = plain.partial(Match, {"id": match_id, "status": status, "deal": deal, "finished_at": finished_at(finished),
+                                  "round_id": round_id})
+    Match._meta.get_field("round").set_cached_value(match, plain.partial(Round, {"id": round_id, "status": round_status}))
+    return match
 
 
 def replay_available(match: Match) -> tuple[bool, str]:

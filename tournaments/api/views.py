@@ -412,7 +412,10 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     def replay(self, request, pk=None):
         """The match's inputs, actions and complete log, once its outcome is public: finished
         and, in duplicate play, its round over."""
-        match = generics.get_object_or_404(Match.objects.select_related("round").defer("record"), pk=pk)
+        match_id = url_id(pk)
+        match = selectors.match_outcome_state(match_id) if match_id is not None else None
+        if match is None:
+            raise NotFound(f"no match {pk}")
         ok, why = selectors.replay_available(match)
         if not ok:
             raise ServiceError(why, code="conflict")

@@ -33,7 +33,7 @@ import bots
 import engine
 from bots.external import BotFailure, Limits
 from bots.runner import ForfeitPolicy, forfeit_places, refused
-from tournaments import events, limits, rows
+from tournaments import events, limits, plain
 from tournaments.models import AuditEvent, Match, MatchAction, Player, Result, Round, Seat, Tournament
 
 from .errors import ServiceError
@@ -207,14 +207,15 @@ def table_load(match: Match) -> Table:
 
 
 # Every request that moves or shows an online match reads it: these two statements are written
-# once in plain SQL (tournaments.rows), which halves what a move's POST costs the web process.
+# once in plain SQL (tournaments.plain), which halves what a move's POST costs the web process.
 
 def _match_statement():
-    match, rnd, tournament = rows.Columns(Match, "m"), rows.Columns(Round, "r"), rows.Columns(Tournament, "t")
-    sql = (f"SELECT {match.select}, {rnd.select}, {tournament.select} FROM {rows.table(Match)} m "
-           f"JOIN {rows.table(Round)} r ON r.{rows.column(Round, 'id')} = m.{rows.column(Match, 'round')} "
-           f"JOIN {rows.table(Tournament)} t ON t.{rows.column(Tournament, 'id')} = r.{rows.column(Round, 'tournament')} "
-           f"WHERE m.{rows.column(Match, 'id')} = %s")
+    t, c = plain.table, plain.column
+    match, rnd, tournament = plain.Columns(Match, "m"), plain.Columns(Round, "r"), plain.Columns(Tournament, "t")
+    sql = (f"SELECT {match.select}, {rnd.select}, {tournament.select} FROM {t(Match)} m "
+           f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+           f"JOIN {t(Tournament)} t ON t.{c(Tournament, 'id')} = r.{c(Round, 'tournament')} "
+           f"WHERE m.{c(Match, 'id')} = %s")
     # The match's row alone is locked (its round and tournament are only read), as
     # select_for_update(of=("self",)); SQLite has no row locks (its writes are serialised).
     locked = sql + " FOR UPDATE OF m" if connection.features.has_select_for_update_of else sql
@@ -224,7 +225,7 @@ def _match_statement():
 def match_read(match_id: int, *, lock: bool = False) -> Match | None:
     """The match with its round and its tournament (one statement), its row locked until the
     transaction ends if ``lock``; None: no such match."""
-    sql, locked, match, rnd, tournament = rows.made("online.match", _match_statement)
+    sql, locked, match, rnd, tournament = plain.made("online.match", _match_statement)
     with connection.cursor() as cursor:
         cursor.execute(locked if lock else sql, [match_id])
         row = cursor.fetchone()
@@ -238,22 +239,23 @@ def match_read(match_id: int, *, lock: bool = False) -> Match | None:
 
 
 def _seats_statement():
-    seat, player = rows.Columns(Seat, "s"), rows.Columns(Player, "p")
-    seq, action = rows.column(MatchAction, "seq"), rows.column(MatchAction, "action")
+    t, c = plain.table, plain.column
+    seat, player = plain.Columns(Seat, "s"), plain.Columns(Player, "p")
+    seq = c(MatchAction, "seq")
     # The actions come joined to seat 0's row only: one statement reads both, seat 0 repeated
     # once per action (and once, with NULLs, when there is none).
-    sql = (f"SELECT {seat.select}, {player.select}, a.{seq}, a.{action} FROM {rows.table(Seat)} s "
-           f"JOIN {rows.table(Player)} p ON p.{rows.column(Player, 'id')} = s.{rows.column(Seat, 'player')} "
-           f"LEFT JOIN {rows.table(MatchAction)} a ON a.{rows.column(MatchAction, 'match')} = s.{rows.column(Seat, 'match')} "
-           f"AND s.{rows.column(Seat, 'position')} = 0 AND a.{seq} >= %s "
-           f"WHERE s.{rows.column(Seat, 'match')} = %s ORDER BY s.{rows.column(Seat, 'position')}, a.{seq}")
-    return sql, seat, player, rows.converter(MatchAction, "action", "a")
+    sql = (f"SELECT {seat.select}, {player.select}, a.{seq}, a.{c(MatchAction, 'action')} FROM {t(Seat)} s "
+           f"JOIN {t(Player)} p ON p.{c(Player, 'id')} = s.{c(Seat, 'player')} "
+           f"LEFT JOIN {t(MatchAction)} a ON a.{c(MatchAction, 'match')} = s.{c(Seat, 'match')} "
+           f"AND s.{c(Seat, 'position')} = 0 AND a.{seq} >= %s "
+           f"WHERE s.{c(Seat, 'match')} = %s ORDER BY s.{c(Seat, 'position')}, a.{seq}")
+    return sql, seat, player, plain.converter(MatchAction, "action", "a")
 
 
 def _seats_and_actions(match: Match, first: int) -> tuple[list[Seat], list]:
     """The match's seats in turn order (with their players), and its actions from number
     ``first`` on: one statement, so one snapshot."""
-    sql, seat, player, action_of = rows.made("online.seats", _seats_statement)
+    sql, seat, player, action_of = plain.made("online.seats", _seats_statement)
     with connection.cursor() as cursor:
         cursor.execute(sql, [first, match.pk])
         found = cursor.fetchall()
@@ -301,7 +303,7 @@ def _record(table: Table, by: str, seat: int, action: dict, key: str = "") -> in
 
 def _store(table: Table, by: str, seat: int, action: dict, key: str = "") -> int:
     seq = table.actions
-    rows.insert(MatchAction, {"match_id": table.match.pk, "seq": seq, "seat": seat, "action": action, "by": by,
+    plain.insert(MatchAction, {"match_id": table.match.pk, "seq": seq, "seat": seat, "action": action, "by": by,
                               "idempotency_key": key, "created_at": timezone.now()})
     table.actions += 1
     return seq
@@ -368,7 +370,7 @@ def _set_clock(table: Table, seat: int | None, deadline, since) -> None:
     match = table.match
     if (match.awaiting_seat, match.deadline_at, match.awaiting_since) != (seat, deadline, since):
         match.awaiting_seat, match.deadline_at, match.awaiting_since = seat, deadline, since
-        rows.update(Match, match.pk, {"awaiting_seat": seat, "deadline_at": deadline, "awaiting_since": since})
+        plain.update(Match, match.pk, {"awaiting_seat": seat, "deadline_at": deadline, "awaiting_since": since})
 
 
 def bank_left(table: Table, position: int) -> float:

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from django.db import connection, transaction
 from django.utils import timezone
 
-from tournaments import rows
+from tournaments import plain
 from tournaments.models import ApiToken, Player
 
 from .errors import ServiceError
@@ -90,16 +90,16 @@ def token_find(token: str) -> ApiToken | None:
 
 def _token_with_user(prefix: str) -> ApiToken | None:
     """The token row of ``prefix`` with its user, in one plain statement (every request with a
-    token reads it: tournaments.rows)."""
+    token reads it: tournaments.plain)."""
     def build():
         user_model = ApiToken._meta.get_field("user").related_model
-        token, user = rows.Columns(ApiToken, "t"), rows.Columns(user_model, "u")
-        sql = (f"SELECT {token.select}, {user.select} FROM {rows.table(ApiToken)} t "
-               f"JOIN {rows.table(user_model)} u ON u.{rows.column(user_model, 'id')} = t.{rows.column(ApiToken, 'user')} "
-               f"WHERE t.{rows.column(ApiToken, 'prefix')} = %s")
+        token, user = plain.Columns(ApiToken, "t"), plain.Columns(user_model, "u")
+        sql = (f"SELECT {token.select}, {user.select} FROM {plain.table(ApiToken)} t "
+               f"JOIN {plain.table(user_model)} u ON u.{plain.column(user_model, 'id')} = t.{plain.column(ApiToken, 'user')} "
+               f"WHERE t.{plain.column(ApiToken, 'prefix')} = %s")
         return sql, token, user
 
-    sql, token, user = rows.made("token_find", build)
+    sql, token, user = plain.made("token_find", build)
     with connection.cursor() as cursor:
         cursor.execute(sql, [prefix])
         found = cursor.fetchone()

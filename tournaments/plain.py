@@ -72,6 +72,13 @@ class Columns:
         return self.model.from_db(self._db, self.names, values)
 
 
+def partial(model: type[models.Model], values: dict) -> models.Model:
+    """An instance of ``model`` with only these fields loaded (by attname; the others deferred,
+    read from the database if ever touched), as ``only()`` makes it."""
+    names = [f.attname for f in model._meta.concrete_fields if f.attname in values]
+    return model.from_db(connection.alias, names, [values[name] for name in names])
+
+
 def converter(model: type[models.Model], name: str, alias: str = "") -> Callable:
     """What the ORM does to one column's value as the database returns it."""
     field = model._meta.get_field(name)
