@@ -5,13 +5,45 @@ services; the admin does not bypass them for results or ratings."""
 from django.contrib import admin
 
 from . import models
+from .services.versions import standings_changed
+
+
+class StandingsInputs:
+    """The admin of a model the standings are computed from (players' names, entries, rounds,
+    matches): a save or a delete there gives the tournaments it touches a new standings
+    version, as the services do (services.versions), in the admin's transaction."""
+
+    def tournaments_of(self, objs) -> set[int]:
+        raise NotImplementedError
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        standings_changed(tournament_ids=self.tournaments_of([obj]))
+
+    def save_related(self, request, form, formsets, change):  # inlines: a tournament's entries
+        super().save_related(request, form, formsets, change)
+        standings_changed(tournament_ids=self.tournaments_of([form.instance]))
+
+    def delete_model(self, request, obj):
+        touched = self.tournaments_of([obj])
+        super().delete_model(request, obj)
+        standings_changed(tournament_ids=touched)
+
+    def delete_queryset(self, request, queryset):
+        touched = self.tournaments_of(list(queryset))
+        super().delete_queryset(request, queryset)
+        standings_changed(tournament_ids=touched)
 
 
 @admin.register(models.Player)
-class PlayerAdmin(admin.ModelAdmin):
+class PlayerAdmin(StandingsInputs, admin.ModelAdmin):
     list_display = ["name", "display_name", "kind", "bot_kind", "active", "created_at"]
     list_filter = ["kind", "bot_kind", "active"]
     search_fields = ["name", "display_name"]
+
+    def tournaments_of(self, objs):
+        return set(models.Tournament.objects.filter(entries__player__in=[o.pk for o in objs])
+                   .values_list("pk", flat=True))
 
 
 class EntryInline(admin.TabularInline):
@@ -22,7 +54,7 @@ class EntryInline(admin.TabularInline):
 
 
 @admin.register(models.Tournament)
-class TournamentAdmin(admin.ModelAdmin):
+class TournamentAdmin(StandingsInputs, admin.ModelAdmin):
     list_display = ["name", "game", "format", "table_size", "status", "owner", "created_at", "finished_at"]
     list_filter = ["game", "format", "status"]
     search_fields = ["name", "slug"]
@@ -30,6 +62,9 @@ class TournamentAdmin(admin.ModelAdmin):
     filter_horizontal = ["organisers"]
     exclude = ["seed"]  # secret until the tournament is finished, even in the admin
     inlines = [EntryInline]
+
+    def tournaments_of(self, objs):
+        return {o.pk for o in objs if o.pk is not None}
 
 
 class SeatInline(admin.TabularInline):
@@ -41,12 +76,15 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(models.Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(StandingsInputs, admin.ModelAdmin):
     list_display = ["id", "round", "table", "status", "attempts", "interrupted", "started_at", "finished_at"]
     list_filter = ["status"]
     readonly_fields = ["record", "lease_owner", "lease_expires_at", "attempts", "interrupted"]
     exclude = ["seed", "deck"]  # the cards of a match still being played
     inlines = [SeatInline]
+
+    def tournaments_of(self, objs):
+        return set(models.Round.objects.filter(pk__in=[o.round_id for o in objs]).values_list("tournament_id", flat=True))
 
 
 @admin.register(models.RatingLadder)
@@ -88,7 +126,14 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 
 admin.site.register(models.Season)
-admin.site.register(models.Round)
+
+
+@admin.register(models.Round)
+class RoundAdmin(StandingsInputs, admin.ModelAdmin):
+    def tournaments_of(self, objs):
+        return {o.tournament_id for o in objs}
+
+
 admin.site.register(models.ResultSubmission)
 admin.site.register(models.AuditEvent)
 

@@ -220,6 +220,11 @@ class Tournament(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # One more whenever something the standings are computed from changes outside this row (a
+    # result, a round made or closed, an entry, an entrant's name), in the transaction that
+    # changes it (services.versions.standings_changed): with the row's own scoring and status, it
+    # names the standings' exact state, which is what caches keep them under.
+    standings_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -229,6 +234,14 @@ class Tournament(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs):
+        # standings_version is only ever added to, by an UPDATE (services.versions): saving an
+        # instance read earlier (the admin's form) must not write back the number it read.
+        if not self._state.adding and kwargs.get("update_fields") is None and not kwargs.get("force_insert"):
+            kwargs["update_fields"] = [f.name for f in self._meta.concrete_fields
+                                       if not f.primary_key and f.name != "standings_version"]
+        super().save(*args, **kwargs)
 
 
 class Entry(models.Model):

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 import engine
 from tournaments import formats, plain, standings as standings_algo
-from tournaments.models import Entry, Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
+from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
 from tournaments.services.pairing import tournament_format
 
 
@@ -89,10 +89,10 @@ def tournament_standings(tournament: Tournament, phrases: standings_algo.Phrases
     from the rounds closed so far).
 
     Computing them reads every public table; they change only when a result is recorded, a
-    round made or closed, or an entry changes. So they are kept in the cache under a key made
-    of everything they depend on (the entries as they are, names included; the finished
-    matches and the rounds, counted; the scoring), read in two small queries: a read after
-    any change computes them afresh, and every other read is a cache hit."""
+    round made or closed, an entry or an entrant's name changes. So they are kept in the cache
+    under the key of that state (:func:`standings_key`: the tournament's scoring and its
+    standings version, one small query): a read after any change computes them afresh, and
+    every other read is a cache hit."""
     phrases = phrases or standings_algo.ENGLISH
     key = f"{standings_key(tournament.pk)}:{phrases.language}"  # the explanations are in its language
     entries = list(tournament.entries.select_related("player").order_by("seed_rank"))
@@ -105,37 +105,25 @@ def tournament_standings(tournament: Tournament, phrases: standings_algo.Phrases
 
 
 def standings_key(tournament_id: int) -> str | None:
-    """A name for the state the tournament's standings are computed from (its scoring; the
-    entries as they are, names included; the finished matches and the rounds, counted): it
-    changes with any change of them. None: no such tournament. Read on every request for the
-    standings, so in plain SQL: one query on PostgreSQL, which digests the entries itself (the
-    sum of a 64-bit hash of each: no ordering, no text built, a third of an md5 of them all);
-    two on SQLite."""
-    tournament, match, rnd, entry, player = (m._meta.db_table for m in (Tournament, Match, Round, Entry, Player))
-    # The name a line shows is str(player): the display name, else the name.
-    columns = "e.player_id, e.seed_rank, e.withdrawn_at, e.disqualified, p.display_name, p.name"
-    joined = f"FROM {entry} e JOIN {player} p ON p.id = e.player_id WHERE e.tournament_id = %s"
-    postgres = connection.vendor == "postgresql"
-    # A row's text quotes what needs it and tells NULL from "": one text for one entry's state.
-    digest = (f", (SELECT COUNT(*) || ' ' || COALESCE(SUM(hashtextextended(ROW({columns})::text, 0)::numeric), 0)"
-              f" {joined})") if postgres else ""
-    pk = tournament_id
+    """A name for the state the tournament's standings are computed from: its scoring and status,
+    and its standings version, which every change of the other rows they read adds one to (its
+    entries and their names, its rounds, its results: services.versions). None: no such
+    tournament. Read on every request for the standings, so one plain statement on one row."""
+    def build():
+        c = plain.column
+        columns = ("status", "format", "format_config", "table_size", "duplicate", "points_by_place", "tiebreaks",
+                   "standings_version")
+        return (f"SELECT {', '.join(c(Tournament, name) for name in columns)} FROM {plain.table(Tournament)} "
+                f"WHERE {c(Tournament, 'id')} = %s")
+
+    sql = plain.made("selectors.standings_key", build)
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT t.status, t.format, t.format_config, t.points_by_place, t.tiebreaks,"
-            f" (SELECT COUNT(*) FILTER (WHERE m.status = %s) || ' ' || COALESCE(CAST(MAX(m.finished_at) AS TEXT), '')"
-            f"  FROM {match} m JOIN {rnd} r ON m.round_id = r.id WHERE r.tournament_id = %s),"
-            f" (SELECT COUNT(*) || ' ' || COUNT(*) FILTER (WHERE status = %s) || ' ' || COALESCE(MAX(id), 0)"
-            f"  FROM {rnd} WHERE tournament_id = %s)"
-            f"{digest} FROM {tournament} t WHERE t.id = %s",
-            [Match.Status.FINISHED.value, pk, Round.Status.FINISHED.value, pk] + ([pk] if postgres else []) + [pk])
+        cursor.execute(sql, [tournament_id])
         state = cursor.fetchone()
-        if state is None:
-            return None
-        if not postgres:
-            cursor.execute(f"SELECT {columns} {joined} ORDER BY e.seed_rank, e.player_id", [pk])
-            state = (*state, cursor.fetchall())
-    return f"standings:{pk}:" + hashlib.sha256(repr(state).encode()).hexdigest()
+    if state is None:
+        return None
+    # The JSON columns come as text on both backends here (no converter): the same text, the same key.
+    return f"standings:{tournament_id}:{state[-1]}:" + hashlib.sha256(repr(state[:-1]).encode()).hexdigest()[:32]
 
 
 def _standings_rows(tournament: Tournament, entries: list,
@@ -328,6 +316,21 @@ def match_outcome_state(match_id: int) -> Match | None:
                                   "round_id": round_id})
     Match._meta.get_field("round").set_cached_value(match, plain.partial(Round, {"id": round_id, "status": round_status}))
     return match
+
+
+def match_record(match_id: int) -> dict | None:
+    """A match's replay record (its engine's ``to_json()``), None when it has none (a result
+    reported by people), in one plain statement."""
+    def build():
+        c = plain.column
+        return (f"SELECT m.{c(Match, 'record')} FROM {plain.table(Match)} m WHERE m.{c(Match, 'id')} = %s",
+                plain.converter(Match, "record", "m"))
+
+    sql, record = plain.made("selectors.match_record", build)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [match_id])
+        row = cursor.fetchone()
+    return None if row is None else record(row[0])
 
 
 def replay_available(match: Match) -> tuple[bool, str]:

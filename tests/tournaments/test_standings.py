@@ -464,6 +464,7 @@ def test_the_bracket_orders_the_rows_and_the_tie_breaks_order_each_level_as_befo
 # --- kept in the cache (selectors.tournament_standings) ---------------------------------------
 
 @pytest.mark.django_db
+@pytest.mark.services  # and on PostgreSQL: the key's plain SQL
 def test_standings_are_computed_once_per_state_and_again_after_any_change(monkeypatch):
     from tournaments import selectors
     from tournaments.models import Entry
@@ -492,6 +493,91 @@ def test_standings_are_computed_once_per_state_and_again_after_any_change(monkey
     player_update(player=first[0].player, display_name="The Champion")
     names = [str(line.player) for line in selectors.tournament_standings(tournament)]
     assert "The Champion" in names and len(computed) == 4
+
+
+@pytest.mark.django_db
+@pytest.mark.services  # and on PostgreSQL: the key's plain SQL
+def test_entries_disqualifications_and_a_new_scoring_are_in_the_next_read():
+    from tournaments import selectors
+    from tournaments.models import Entry, Tournament
+    from tournaments.services.tournaments import entry_add, entry_disqualify, tournament_start, tournament_update
+
+    from .helpers import bot_players, make_tournament, play_out
+
+    players = bot_players(6)
+    tournament = make_tournament(players[:5], format="swiss", format_config={"rounds": 2}, slug="versions",
+                                 table_size=4)
+
+    def lines():
+        fresh = Tournament.objects.get(pk=tournament.pk)
+        return {line.player.pk: line for line in selectors.tournament_standings(fresh)}
+
+    assert len(lines()) == 5
+    entry_add(tournament=tournament, player=players[5])
+    assert len(lines()) == 6
+    cheat = players[0]
+    entry_disqualify(entry=Entry.objects.get(tournament=tournament, player=cheat), reason="marked cards")
+    assert lines()[cheat.pk].withdrawn is True
+    tournament_update(tournament=tournament, points_by_place=[5, 2, 1, 0])
+    tournament_start(tournament=tournament)
+    play_out(tournament)
+    assert max(line.match_points for line in lines().values()) >= 5  # scored 5-2-1-0, not 3-2-1-0
+
+
+@pytest.mark.django_db
+@pytest.mark.services  # and on PostgreSQL: the key's plain SQL
+def test_what_the_admin_changes_is_in_the_next_read(monkeypatch):
+    from django.contrib import admin
+    from django.test import RequestFactory
+
+    from tournaments import selectors
+    from tournaments.models import Match, Player, Round
+
+    from .helpers import bot_players, make_tournament, play_out
+
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="admin-edits")
+    play_out(tournament)
+    computed = []
+    compute = selectors._standings_rows
+    monkeypatch.setattr(selectors, "_standings_rows", lambda t, e, *more: computed.append(1) or compute(t, e, *more))
+    request = RequestFactory().post("/admin/")
+    first = selectors.tournament_standings(tournament)
+    assert selectors.tournament_standings(tournament) == first and len(computed) == 1
+
+    player = Player.objects.get(pk=first[0].player.pk)
+    player.display_name = "Renamed in the admin"
+    admin.site._registry[Player].save_model(request, player, None, True)
+    assert str(selectors.tournament_standings(tournament)[0].player) == "Renamed in the admin"
+    match = Match.objects.filter(round__tournament=tournament).first()
+    admin.site._registry[Match].save_model(request, match, None, True)
+    selectors.tournament_standings(tournament)
+    last = Round.objects.filter(tournament=tournament).order_by("-number")[:1]
+    admin.site._registry[Round].delete_queryset(request, Round.objects.filter(pk__in=last))
+    assert sum(line.played for line in selectors.tournament_standings(tournament)) < sum(line.played for line in first)
+    assert len(computed) == 4  # the rename, the match's edit and the round's deletion: each read again
+
+
+@pytest.mark.django_db
+@pytest.mark.services  # and on PostgreSQL: the key's plain SQL
+def test_saving_a_tournament_read_before_its_standings_changed_keeps_their_new_version():
+    from tournaments import selectors
+    from tournaments.models import Tournament
+    from tournaments.services.versions import standings_changed
+
+    from .helpers import bot_players, make_tournament
+
+    tournament = make_tournament(bot_players(4), slug="stale-copy")
+    stale = Tournament.objects.get(pk=tournament.pk)  # the admin's form holds a copy like this one
+    standings_changed(tournament_ids=[tournament.pk])
+    bumped = Tournament.objects.get(pk=tournament.pk).standings_version
+    key = selectors.standings_key(tournament.pk)
+
+    stale.name = "Renamed"
+    stale.save()
+
+    assert bumped == stale.standings_version + 1
+    assert Tournament.objects.get(pk=tournament.pk).standings_version == bumped
+    assert selectors.standings_key(tournament.pk) == key  # the name is not in the standings
 
 
 def test_an_explanation_is_made_of_the_words_its_phrases_give():

@@ -421,7 +421,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
             raise ServiceError(why, code="conflict")
 
         def replay() -> dict:
-            record = Match.objects.values_list("record", flat=True).get(pk=match.pk)
+            record = selectors.match_record(match.pk)
             if record is None:  # reported by people: no engine record to replay
                 return {"format": s.REPLAY_FORMAT, "match": match.pk, "record": None, "log": None}
             return {"format": s.REPLAY_FORMAT, "match": match.pk, "record": record,

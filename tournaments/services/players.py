@@ -14,6 +14,7 @@ from tournaments import limits
 from tournaments.models import Player
 
 from .errors import ServiceError
+from .versions import player_renamed
 
 
 EXTERNAL = frozenset({"subprocess", "http"})  # registered in bots/, but configured as their own kinds
@@ -163,6 +164,8 @@ def player_update(*, player: Player, display_name: str | None = None, bot_config
         fields.append("active")
     if fields:
         player.save(update_fields=fields)
+    if "display_name" in fields:
+        player_renamed(player_id=player.pk)
     return player
 
 

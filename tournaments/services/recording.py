@@ -25,6 +25,7 @@ from .errors import ServiceError
 from .leagues import seasons_close_after
 from . import webhooks
 from .rounds import NOTHING, Progress, rounds_close
+from .versions import standings_changed
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +169,7 @@ def matches_record_results(*, outcomes: Sequence[Outcome], source: str, actor=No
             Result.objects.bulk_create(results)
             bulk_set(finished, _MATCH_FIELDS)
             AuditEvent.objects.bulk_create(audits)
+            standings_changed(tournament_ids={m.round.tournament_id for m in finished})
             for tournament_id in sorted({m.round.tournament_id for m in finished}):
                 progress += rounds_close(tournament=tournaments[tournament_id])
             progress += seasons_close_after(progress.finished)

@@ -25,6 +25,7 @@ from . import webhooks
 from .ladders import ladder_apply_rounds
 from .pairing import tournament_format
 from .seeds import derive_rng, derive_seed
+from .versions import standings_changed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,6 +169,7 @@ def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) 
     if not planned_rounds:
         return NOTHING
     now = timezone.now()
+    standings_changed(tournament_ids=[tournament.pk])  # new rounds: their byes, the bracket's reach
     rounds = Round.objects.bulk_create(
         Round(tournament=tournament, number=planned.number, notes=list(planned.notes), byes=list(planned.byes),
               **({} if planned.tables else {"status": Round.Status.FINISHED, "finished_at": now}))
@@ -258,6 +260,7 @@ def rounds_remake_ahead(*, tournament: Tournament, why: str) -> Progress:
     if not doomed:
         return NOTHING
     Round.objects.filter(pk__in=[rnd.pk for rnd in doomed]).delete()
+    standings_changed(tournament_ids=[tournament.pk])
     AuditEvent.objects.create(tournament=tournament, action="rounds_remade", detail={
         "from_round": doomed[0].number, "rounds": len(doomed), "why": why,
     })
@@ -283,6 +286,7 @@ def rounds_close(*, tournament: Tournament) -> Progress:
         return NOTHING
     now = timezone.now()
     Round.objects.filter(pk__in=[rnd.pk for rnd in closing]).update(status=Round.Status.FINISHED, finished_at=now)
+    standings_changed(tournament_ids=[tournament.pk])  # a closed round's duplicate tables are public now
     for rnd in closing:
         rnd.status, rnd.finished_at = Round.Status.FINISHED, now
     if tournament.ladder_id is not None:

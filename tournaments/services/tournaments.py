@@ -19,6 +19,7 @@ from .errors import ServiceError
 from .pairing import make_format, tournament_format
 from .players import builtin_problem
 from .rounds import NOTHING, Progress, round_create_next, rounds_remake_ahead
+from .versions import standings_changed
 
 
 def check_game(game: str, table_size: Any, options: Any) -> dict:
@@ -255,6 +256,7 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
     elif seed_rank in taken:
         raise ServiceError(f"seed {seed_rank} is taken", "seed_rank", code="unique")
     entry = Entry.objects.create(tournament=tournament, player=player, seed_rank=seed_rank)
+    standings_changed(tournament_ids=[tournament.pk])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="entered", detail={"player": player.name})
     return entry
 
@@ -271,6 +273,7 @@ def entry_withdraw(*, entry: Entry, actor=None) -> tuple[Entry, Progress]:
         return entry, NOTHING
     entry.withdrawn_at = timezone.now()
     entry.save(update_fields=["withdrawn_at"])
+    standings_changed(tournament_ids=[entry.tournament_id])
     AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="withdrew",
                               detail={"player": entry.player.name})
     return entry, rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} withdrew")
@@ -288,6 +291,7 @@ def entry_disqualify(*, entry: Entry, reason: str, actor=None) -> tuple[Entry, P
     entry = Entry.objects.select_for_update().get(pk=entry.pk)
     entry.disqualified = reason
     entry.save(update_fields=["disqualified"])
+    standings_changed(tournament_ids=[entry.tournament_id])
     AuditEvent.objects.create(tournament_id=entry.tournament_id, actor=actor, action="disqualified",
                               detail={"player": entry.player.name, "reason": reason})
     return entry, rounds_remake_ahead(tournament=entry.tournament, why=f"{entry.player.name} was disqualified")
@@ -377,6 +381,8 @@ def tournament_update(*, tournament: Tournament, actor=None, **changes) -> Tourn
         except ServiceError as exc:
             raise ServiceError(f"{exc.message} (withdraw it first)", changed[0] if changed else "entries") from None
     tournament.save(update_fields=[*changed, "seed_chosen"])
+    if changed:  # the scoring, the format, the table size: what the standings are computed by
+        standings_changed(tournament_ids=[tournament.pk])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="updated",
                               detail={"fields": [name for name in changed if name != "seed"]})
     return tournament
