@@ -72,6 +72,15 @@ def test_an_offset_is_a_page_number_and_agrees_with_the_cursors(board):
     assert client.get(f"/api/ladders/{board.pk}/leaderboard/", {"offset": 11}).json()["results"] == []
 
 
+@pytest.mark.parametrize("offset, limit", [(0, 11), (3, 1), (3, 4), (4, 4), (5, 6), (7, 3), (1, 500), (10, 5)])
+def test_a_page_at_any_offset_is_the_boards_lines_whatever_blocks_it_spans(board, monkeypatch, offset, limit):
+    from tournaments.api import boards
+
+    monkeypatch.setattr(boards, "BLOCK", 4)  # the board's 11 lines in blocks of 4, 4 and 3
+    page = APIClient().get(f"/api/ladders/{board.pk}/leaderboard/", {"limit": limit, "offset": offset}).json()
+    assert lines(page) == expected(board)[offset:offset + limit]
+
+
 def test_a_cursor_made_before_ratings_changed_shows_the_ranks_of_the_board_as_it_is_now(board):
     client = APIClient()
     first = client.get(f"/api/ladders/{board.pk}/leaderboard/", {"limit": 3}).json()

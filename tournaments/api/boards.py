@@ -56,6 +56,25 @@ class Mark:
         return cls(float(value), player, rank, applied, bool(forward))
 
 
+BLOCK = 100  # lines of a board read and kept together
+
+
+def board_window(ladder: RatingLadder, offset: int, limit: int) -> list[tuple]:
+    """``limit`` lines of the board from ``offset`` (selectors.BOARD_COLUMNS), read from the
+    board's blocks of BLOCK lines, each kept under the ladder's version: a page at any offset
+    takes the blocks it covers (two at most for a page of BLOCK lines) instead of making the
+    database count its way down to the offset again (a deep page's query scans every line above
+    it). Blocks are shared by every process (kept's shared cache)."""
+    first, last = offset // BLOCK, (offset + limit - 1) // BLOCK
+    lines: list = []
+    for block in range(first, last + 1):
+        lines += kept(f"board-block:{ladder.pk}:{ladder.applied}:{block}",
+                      lambda block=block: selectors.board_rows(ladder.pk, limit=BLOCK, offset=block * BLOCK),
+                      shared=True)
+    start = offset - first * BLOCK
+    return lines[start:start + limit]
+
+
 class BoardPages(pagination.BasePagination):
     """``?limit=`` (default 100, at most 500) with ``?cursor=`` or ``?offset=``; answered as
     ``{"count", "next", "previous", "results"}``, ``next`` and ``previous`` cursor links."""
@@ -85,7 +104,7 @@ class BoardPages(pagination.BasePagination):
                 first = ahead - len(rows) + 1
         else:
             first = bounded_int(request, "offset", 0, 0, MAX_OFFSET) + 1
-            rows = selectors.board_rows(ladder.pk, limit=limit, offset=first - 1)
+            rows = board_window(ladder, first - 1, limit)
         url = remove_query_param(request.build_absolute_uri(), "offset")
 
         def link(row: tuple, rank: int, forward: bool) -> str:
