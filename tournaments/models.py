@@ -486,6 +486,8 @@ class RatingChange(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["ladder", "match", "player"], name="rating_change_once"),
         ]
+        # A player's history, a page at a time in the order applied (selectors.history_rows).
+        indexes = [models.Index(fields=["ladder", "player", "sequence"], name="rating_change_history")]
 
 
 class ApiToken(models.Model):

@@ -271,10 +271,41 @@ HISTORY_COLUMNS = ("sequence", "match_id", "match__round__tournament_id", "playe
                    "after_mu", "after_sigma", "games", "expected_place", "actual_place", "created_at")
 
 
-def rating_history_rows(ladder: RatingLadder, player_id: int) -> QuerySet:
-    """:func:`rating_history` as plain rows (:data:`HISTORY_COLUMNS`): what a page of the API
-    shows, without building a model object a line."""
-    return rating_history(ladder, player_id).values(*HISTORY_COLUMNS)
+def history_rows(ladder_id: int, player_id: int, *, limit: int, after: int | None = None,
+                 before: int | None = None) -> list[dict]:
+    """A player's rating changes on a ladder as plain rows (:data:`HISTORY_COLUMNS`): the first
+    ``limit`` in the order applied after the sequence number ``after``, or the last ``limit``
+    before ``before``, nearest first. One plain statement (a history's page is read on every
+    miss of the API's kept answers)."""
+    def build():
+        t, c = plain.table, plain.column
+        select = ", ".join(f"rc.{c(RatingChange, name)}" for name in HISTORY_COLUMNS if "__" not in name)
+        sql = (f"SELECT {select}, r.{c(Round, 'tournament')} FROM {t(RatingChange)} rc "
+               f"JOIN {t(Match)} m ON m.{c(Match, 'id')} = rc.{c(RatingChange, 'match')} "
+               f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+               f"WHERE rc.{c(RatingChange, 'ladder')} = %s AND rc.{c(RatingChange, 'player')} = %s")
+        seq = f"rc.{c(RatingChange, 'sequence')}"
+        return ({"first": f"{sql} ORDER BY {seq} LIMIT %s", "after": f"{sql} AND {seq} > %s ORDER BY {seq} LIMIT %s",
+                 "before": f"{sql} AND {seq} < %s ORDER BY {seq} DESC LIMIT %s"},
+                plain.converter(RatingChange, "created_at", "rc"))
+
+    statements, created_at = plain.made("selectors.history_rows", build)
+    names = [name for name in HISTORY_COLUMNS if "__" not in name] + ["match__round__tournament_id"]
+    if before is not None:
+        sql, params = statements["before"], [ladder_id, player_id, before, limit]
+    elif after is not None:
+        sql, params = statements["after"], [ladder_id, player_id, after, limit]
+    else:
+        sql, params = statements["first"], [ladder_id, player_id, limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        found = cursor.fetchall()
+    rows = []
+    for values in found:
+        row = dict(zip(names, values))
+        row["created_at"] = created_at(row["created_at"])
+        rows.append({name: row[name] for name in HISTORY_COLUMNS})  # the columns' own order
+    return rows
 
 
 def ladder_ledger(ladder: RatingLadder) -> QuerySet[RatingChange]:

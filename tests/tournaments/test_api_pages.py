@@ -155,6 +155,29 @@ def test_a_history_by_cursor_is_the_players_ledger_in_order_as_the_serializer_sh
     assert len(seen) == 3 and seen == json.loads(json.dumps(s.RatingChangeSerializer(ledger, many=True).data))
 
 
+def test_a_historys_previous_links_read_it_back_page_by_page(rated):
+    ladder = rated.ladder
+    player = RatingChange.objects.filter(ladder=ladder).values_list("player_id", flat=True).first()
+    client = APIClient()
+    pages = [client.get(f"/api/ladders/{ladder.pk}/history/{player}/", {"limit": 2}).json()]
+    while pages[-1]["next"]:
+        pages.append(client.get(pages[-1]["next"]).json())
+    back = [pages[-1]]
+    while back[-1]["previous"]:
+        back.append(client.get(back[-1]["previous"]).json())
+    sequences = [[line["sequence"] for line in page["results"]] for page in pages]
+    assert pages[0]["previous"] is None and len(pages) == 2 and sum(map(len, sequences)) == 3
+    assert [[line["sequence"] for line in page["results"]] for page in back] == sequences[::-1]
+
+
+@pytest.mark.parametrize("cursor", ["not-a-cursor", "x" * 300, base64.urlsafe_b64encode(b"[-1,1]").decode(),
+                                    base64.urlsafe_b64encode(b"[1.5,1]").decode(),
+                                    base64.urlsafe_b64encode(b"[3,2]").decode()])
+def test_a_bad_history_cursor_is_a_400_naming_it(rated, cursor):
+    answer = APIClient().get(f"/api/ladders/{rated.ladder_id}/history/1/", {"cursor": cursor})
+    assert answer.status_code == 400 and "cursor" in fields(answer)
+
+
 def test_the_board_and_a_history_of_no_ladder_are_a_404_naming_it(rated):
     client = APIClient()
     for pk in ("999999", "9" * 30, "abc", "²", "١٢"):  # "²" and Arabic-Indic digits: isdigit() holds

@@ -256,7 +256,7 @@ _RENAMED = {"match_id": "match", "match__round__tournament_id": "tournament", "p
 
 
 def rating_change_rows(rows: list[dict]) -> list[dict]:
-    """Rows of selectors.rating_history_rows as RatingChangeSerializer shows a change (the
+    """Rows of selectors.history_rows as RatingChangeSerializer shows a change (the
     same keys, in the same order, the same values), at a fraction of its cost."""
     out = []
     for row in rows:

@@ -25,7 +25,7 @@ from tournaments.services import (
     ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
 )
 
-from . import auth, boards, exports, serializers as s, streams
+from . import auth, boards, exports, histories, serializers as s, streams
 from .kept import kept_response
 from .pagination import Ordering, cursor_by
 from .schema import api_errors
@@ -212,16 +212,17 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
         return self.paginator.page(request, self._ladder())
 
     @extend_schema(responses=s.RatingChangeSerializer(many=True), filters=False)
-    @action(detail=True, url_path=r"history/(?P<player_id>\d{1,18})", pagination_class=cursor_by("sequence"))
+    @action(detail=True, url_path=r"history/(?P<player_id>\d{1,18})", pagination_class=histories.HistoryPages)
     def history(self, request, pk=None, player_id=None):
-        """A player's rating changes on the ladder, in the order applied."""
+        """A player's rating changes on the ladder, in the order applied, a page at a time by
+        the cursors of the ``next`` and ``previous`` links."""
         ladder = self._ladder()
 
         def page() -> dict:
-            rows = self.paginate_queryset(selectors.rating_history_rows(ladder, int(player_id)))
-            if not rows and not Player.objects.filter(pk=player_id).exists():
+            body = self.paginator.body(request, ladder.pk, int(player_id))
+            if not body["results"] and not Player.objects.filter(pk=player_id).exists():
                 raise NotFound(f"no player {player_id}")
-            return self.get_paginated_response(s.rating_change_rows(rows)).data
+            return body
 
         # A history changes only as ratings are applied: kept under the ladder's ``applied``.
         return kept_response(request, f"history:{ladder.pk}:{ladder.applied}", page)
