@@ -136,8 +136,13 @@ def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
     url = env.get("CACHE_URL", "")
     # "local": this process's memory, for reads kept under a key that names one exact state (a
     # leaderboard page under its ladder's ``applied``): never stale, so no need to share them.
+    # LOCAL_CACHE_ENTRIES answers at most (a page or a history is 2-35 KB: 10,000 is ~100 MB at
+    # most a process); the least recently used third goes when it is full.
+    entries = env.get("LOCAL_CACHE_ENTRIES", "10000")
+    if not (entries.isascii() and entries.isdigit() and 100 <= int(entries) <= 1_000_000):
+        raise ImproperlyConfigured(f"LOCAL_CACHE_ENTRIES={entries!r} is not a whole number from 100 to 1000000")
     local = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "mazziere-local",
-             "OPTIONS": {"MAX_ENTRIES": 2000}}
+             "OPTIONS": {"MAX_ENTRIES": int(entries)}}
     if url:
         if not url.startswith(("redis://", "rediss://")):
             raise ValueError(f"CACHE_URL must be a redis:// or rediss:// URL, not {url!r}")

@@ -132,6 +132,14 @@ def test_the_cache_is_redis_at_cache_url_else_each_process_memory():
         cache_config({"CACHE_URL": "memcached://m:11211"})
 
 
+def test_the_local_cache_holds_as_many_answers_as_set_and_a_bad_number_is_refused():
+    assert cache_config({})["local"]["OPTIONS"]["MAX_ENTRIES"] == 10_000
+    assert cache_config({"LOCAL_CACHE_ENTRIES": "500"})["local"]["OPTIONS"]["MAX_ENTRIES"] == 500
+    for bad in ("0", "99", "ten", "-5", "1e4", "2000000"):
+        with pytest.raises(ImproperlyConfigured, match="LOCAL_CACHE_ENTRIES"):
+            cache_config({"LOCAL_CACHE_ENTRIES": bad})
+
+
 def test_a_kept_postgres_connection_used_a_moment_ago_is_not_checked_again(monkeypatch):
     """tournaments/db/postgresql/base.py: the health check's SELECT 1 is spared for a connection
     that did work less than a second ago; an idler one, or one never used, is checked."""
