@@ -279,8 +279,10 @@ def history_rows(ladder_id: int, player_id: int, *, limit: int, after: int | Non
     miss of the API's kept answers)."""
     def build():
         t, c = plain.table, plain.column
-        select = ", ".join(f"rc.{c(RatingChange, name)}" for name in HISTORY_COLUMNS if "__" not in name)
-        sql = (f"SELECT {select}, r.{c(Round, 'tournament')} FROM {t(RatingChange)} rc "
+        # In HISTORY_COLUMNS' order: the tournament is the match's round's, the rest the change's.
+        select = ", ".join(f"r.{c(Round, 'tournament')}" if name == "match__round__tournament_id"
+                           else f"rc.{c(RatingChange, name)}" for name in HISTORY_COLUMNS)
+        sql = (f"SELECT {select} FROM {t(RatingChange)} rc "
                f"JOIN {t(Match)} m ON m.{c(Match, 'id')} = rc.{c(RatingChange, 'match')} "
                f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
                f"WHERE rc.{c(RatingChange, 'ladder')} = %s AND rc.{c(RatingChange, 'player')} = %s")
@@ -290,7 +292,6 @@ def history_rows(ladder_id: int, player_id: int, *, limit: int, after: int | Non
                 plain.converter(RatingChange, "created_at", "rc"))
 
     statements, created_at = plain.made("selectors.history_rows", build)
-    names = [name for name in HISTORY_COLUMNS if "__" not in name] + ["match__round__tournament_id"]
     if before is not None:
         sql, params = statements["before"], [ladder_id, player_id, before, limit]
     elif after is not None:
@@ -300,11 +301,9 @@ def history_rows(ladder_id: int, player_id: int, *, limit: int, after: int | Non
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
-    rows = []
-    for values in found:
-        row = dict(zip(names, values))
+    rows = [dict(zip(HISTORY_COLUMNS, values)) for values in found]
+    for row in rows:
         row["created_at"] = created_at(row["created_at"])
-        rows.append({name: row[name] for name in HISTORY_COLUMNS})  # the columns' own order
     return rows
 
 

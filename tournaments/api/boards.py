@@ -7,9 +7,6 @@ the rank is counted again, so the ranks a cursor's page shows are always true.""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
 import math
 from dataclasses import dataclass
 
@@ -22,9 +19,7 @@ from tournaments import selectors
 from tournaments.models import RatingLadder
 
 from .kept import kept, kept_response
-from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, bounded_int
-
-BAD_CURSOR = "not a cursor this list gave"
+from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, bad_cursor, bounded_int, cursor_text, cursor_values
 
 
 @dataclass(frozen=True)
@@ -38,21 +33,18 @@ class Mark:
     forward: bool
 
     def encode(self) -> str:
-        raw = json.dumps([self.value, self.player, self.rank, self.applied, int(self.forward)], separators=(",", ":"))
-        return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+        return cursor_text([self.value, self.player, self.rank, self.applied, int(self.forward)])
 
     @classmethod
     def decode(cls, text: str) -> Mark:
-        try:
-            if len(text) > 200:
-                raise ValueError
-            value, player, rank, applied, forward = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-            ok = (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-                  and all(type(n) is int and n >= 0 for n in (player, rank, applied)) and forward in (0, 1))
-            if not ok:
-                raise ValueError
-        except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-            raise ValidationError({"cursor": [BAD_CURSOR]}) from None
+        values = cursor_values(text, 200)
+        if len(values) != 5:
+            raise bad_cursor()
+        value, player, rank, applied, forward = values
+        ok = (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+              and all(type(n) is int and n >= 0 for n in (player, rank, applied)) and forward in (0, 1))
+        if not ok:
+            raise bad_cursor()
         return cls(float(value), player, rank, applied, bool(forward))
 
 

@@ -10,38 +10,26 @@ cursor paging cost twice the query."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-
 from rest_framework import pagination
-from rest_framework.exceptions import ValidationError
 from rest_framework.utils.urls import replace_query_param
 
 from tournaments import selectors
 
-from .pagination import DEFAULT_LIMIT, MAX_LIMIT, bounded_int
+from .pagination import DEFAULT_LIMIT, MAX_LIMIT, bad_cursor, bounded_int, cursor_text, cursor_values
 from .serializers import rating_change_rows
 
-BAD_CURSOR = "not a cursor this list gave"
 MAX_SEQUENCE = 2**63 - 1
 
 
 def _encode(sequence: int, forward: bool) -> str:
-    raw = json.dumps([sequence, int(forward)], separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+    return cursor_text([sequence, int(forward)])
 
 
 def _decode(text: str) -> tuple[int, bool]:
-    try:
-        if len(text) > 100:
-            raise ValueError
-        sequence, forward = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
-        if not (type(sequence) is int and 0 <= sequence <= MAX_SEQUENCE and forward in (0, 1)):
-            raise ValueError
-    except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
-        raise ValidationError({"cursor": [BAD_CURSOR]}) from None
-    return sequence, bool(forward)
+    values = cursor_values(text, 100)
+    if not (len(values) == 2 and type(values[0]) is int and 0 <= values[0] <= MAX_SEQUENCE and values[1] in (0, 1)):
+        raise bad_cursor()
+    return values[0], bool(values[1])
 
 
 class HistoryPages(pagination.BasePagination):

@@ -17,12 +17,42 @@ Every bad ``limit``, ``offset`` or ``cursor`` is a 400 naming it, never silently
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
+
 from rest_framework import filters, pagination
 from rest_framework.exceptions import ValidationError
 
 DEFAULT_LIMIT = 100
 MAX_LIMIT = 500
 MAX_OFFSET = 1_000_000
+BAD_CURSOR = "not a cursor this list gave"
+
+
+def bad_cursor() -> ValidationError:
+    return ValidationError({"cursor": [BAD_CURSOR]})
+
+
+def cursor_text(values: list) -> str:
+    """A cursor of the lists that page by their own (a leaderboard, a history): its values as
+    compact JSON in URL-safe base64, without padding."""
+    raw = json.dumps(values, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def cursor_values(text: str, max_chars: int) -> list:
+    """The values of a cursor :func:`cursor_text` made (the caller checks what each is), or a
+    400 naming the cursor."""
+    try:
+        if len(text) > max_chars:
+            raise ValueError
+        values = json.loads(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise bad_cursor() from None
+    if not isinstance(values, list):
+        raise bad_cursor()
+    return values
 
 
 def bounded_int(request, name: str, default: int, low: int, high: int) -> int:
@@ -61,7 +91,7 @@ class Cursor(pagination.CursorPagination):
         try:
             return super().decode_cursor(request)
         except pagination.NotFound:  # DRF's answer to a cursor it cannot read is a 404
-            raise ValidationError({self.cursor_query_param: ["not a cursor this list gave"]}) from None
+            raise bad_cursor() from None
 
 
 def cursor_by(field: str) -> type[Cursor]:
