@@ -59,6 +59,10 @@ def database_config(env: Mapping[str, str], *, base_dir: Path) -> dict[str, Any]
     persistent connections. DATABASE_POOL (PostgreSQL only) keeps a pool of up to that many
     connections per process instead (psycopg_pool): what the ASGI web server wants, whose
     requests and event streams run in many short-lived threads (docker/compose.yaml sets it).
+    DATABASE_PREPARED_STATEMENTS (PostgreSQL, default true): the hot plain statements are
+    prepared once per connection (tournaments/db/postgresql/base.py); false for a pooler in
+    front of PostgreSQL that does not keep prepared statements (PgBouncer in transaction mode
+    before 1.21).
     """
     conn_max_age = int(env.get("DATABASE_CONN_MAX_AGE", "0"))
     url = env.get("DATABASE_URL", "")
@@ -74,6 +78,8 @@ def database_config(env: Mapping[str, str], *, base_dir: Path) -> dict[str, Any]
                 raise ValueError("DATABASE_POOL and DATABASE_CONN_MAX_AGE exclude each other: a pool keeps the "
                                  "connections itself")
             config.setdefault("OPTIONS", {})["pool"] = {"min_size": 1, "max_size": pool, "timeout": 10}
+        if not env_bool(env, "DATABASE_PREPARED_STATEMENTS", default=True):
+            config.setdefault("OPTIONS", {})["prepare_threshold"] = None  # psycopg: never prepare
         return config
     path = env.get("MAZZIERE_SQLITE_PATH") or str(base_dir / "db.sqlite3")
     return {"ENGINE": "django.db.backends.sqlite3", "NAME": path, "CONN_MAX_AGE": conn_max_age}

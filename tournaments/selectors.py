@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db import connection
 from django.db.models import BooleanField, ExpressionWrapper, F, Prefetch, Q, QuerySet
 from django.utils import timezone
 
@@ -117,7 +116,7 @@ def standings_key(tournament_id: int) -> str | None:
                 f"WHERE {c(Tournament, 'id')} = %s")
 
     sql = plain.made("selectors.standings_key", build)
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(sql, [tournament_id])
         state = cursor.fetchone()
     if state is None:
@@ -235,7 +234,7 @@ def board_rows(ladder_id: int, *, limit: int, offset: int = 0, after: tuple[floa
            f"w.value, w.mu, w.sigma, w.games, w.provisional FROM "
            f"(SELECT player_id, value, mu, sigma, games, provisional FROM {Rating._meta.db_table} "
            f"WHERE {where} ORDER BY {order} LIMIT %s OFFSET %s) w ORDER BY w.value DESC, w.player_id")
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(sql, [*params, limit, offset])
         return [(*row[:6], bool(row[6])) for row in cursor.fetchall()]
 
@@ -251,7 +250,7 @@ def ladder_version(ladder_id: int) -> RatingLadder | None:
     """The ladder with its id and ``applied`` alone (what a read of its board or a history is
     kept under), or None: no such ladder. Read on every such request, so in plain SQL: the
     ORM's query builder cost more than the query."""
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(f"SELECT applied FROM {RatingLadder._meta.db_table} WHERE id = %s", [ladder_id])
         row = cursor.fetchone()
     return None if row is None else plain.partial(RatingLadder, {"id": ladder_id, "applied": row[0]})
@@ -298,7 +297,7 @@ def history_rows(ladder_id: int, player_id: int, *, limit: int, after: int | Non
         sql, params = statements["after"], [ladder_id, player_id, after, limit]
     else:
         sql, params = statements["first"], [ladder_id, player_id, limit]
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(sql, params)
         found = cursor.fetchall()
     rows = [dict(zip(HISTORY_COLUMNS, values)) for values in found]
@@ -336,7 +335,7 @@ def match_outcome_state(match_id: int) -> Match | None:
                 f"WHERE m.{c(Match, 'id')} = %s", plain.converter(Match, "finished_at", "m"))
 
     sql, finished_at = plain.made("selectors.match_outcome_state", build)
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(sql, [match_id])
         row = cursor.fetchone()
     if row is None:
@@ -357,7 +356,7 @@ def match_record(match_id: int) -> dict | None:
                 plain.converter(Match, "record", "m"))
 
     sql, record = plain.made("selectors.match_record", build)
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(sql, [match_id])
         row = cursor.fetchone()
     return None if row is None else record(row[0])

@@ -110,3 +110,67 @@ def test_a_partly_read_row_holds_each_value_in_its_own_field_whatever_order_they
     assert (partial.pk, partial.status, partial.finished_at, partial.round_id) == (match.pk, "running", None,
                                                                                    match.round_id)
     assert partial.seed == match.seed  # a field left out is read when touched, as with only()
+
+
+def _prepared_statements() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_on_postgresql_a_plain_statement_is_prepared_once_and_an_orm_query_never():
+    """tournaments/db/postgresql/base.py: the server plans a plain statement once per
+    connection; the ORM's queries stay bound in the client (no statement kept for them)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's (the services leg)")
+    tournament = make_tournament(bot_players(4))
+    sql = f"SELECT {plain.column(Tournament, 'name')} FROM {plain.table(Tournament)} WHERE id = %s"
+    names = []
+    for _ in range(3):
+        with plain.cursor() as cursor:
+            cursor.execute(sql, [tournament.pk])
+            names.append(cursor.fetchone()[0])
+    list(Tournament.objects.filter(name__startswith="orm-only-query"))
+
+    kept = _prepared_statements()
+    assert names == [tournament.name] * 3
+    assert [s for s in kept if "WHERE id = $1" in s and plain.table(Tournament) in s] != []
+    assert not [s for s in kept if "orm-only-query" in s or "LIKE" in s]
+
+
+def test_a_plain_statement_is_in_the_query_log_and_its_errors_are_djangos(django_assert_num_queries):
+    with django_assert_num_queries(1) as captured, plain.cursor() as cursor:
+        cursor.execute(f"SELECT COUNT(*) FROM {plain.table(Tournament)} WHERE id = %s", [0])
+        assert cursor.fetchone()[0] == 0
+    assert plain.table(Tournament) in captured.captured_queries[0]["sql"]
+    with pytest.raises(IntegrityError), transaction.atomic(), plain.cursor() as cursor:
+        cursor.execute(f"INSERT INTO {plain.table(Tournament)} (id) VALUES (%s)", [1])  # NOT NULL columns left out
+
+
+def test_timestamps_read_on_postgresql_are_the_values_and_zone_djangos_own_loader_gives():
+    """The backend reads timestamptz with psycopg's own loader when the sessions are in UTC;
+    Django's loader (the one it would use) gives the same aware values."""
+    if connection.vendor != "postgresql":
+        pytest.skip("the loader is the PostgreSQL backend's (the services leg)")
+    from datetime import timezone as tz
+
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+
+    from tournaments.db.postgresql.base import UtcTimestamptzLoader
+
+    texts = ["2026-11-28 02:19:26.556489+00", "1999-12-31 23:59:59+05:30", "2026-03-29 01:30:00.000001-11"]
+    sql = "SELECT " + ", ".join(["%s::timestamptz"] * len(texts))
+    connection.ensure_connection()
+    ours = connection.connection.cursor()
+    assert connection.connection.adapters.get_loader(1184, 0) is UtcTimestamptzLoader
+    ours.execute(sql, texts)
+    djangos = connection.connection.cursor()
+    register_tzloader(tz.utc, djangos)
+    djangos.execute(sql, texts)
+
+    read, expected = ours.fetchone(), djangos.fetchone()
+    assert read == expected and all(value.tzinfo is tz.utc for value in read)
+    assert read[1].isoformat() == "1999-12-31T18:29:59+00:00"
+    made = make_tournament(bot_players(4))
+    read_back = Tournament.objects.get(pk=made.pk).created_at  # through the ORM
+    assert read_back == made.created_at and read_back.tzinfo is tz.utc

@@ -168,3 +168,22 @@ def test_a_kept_postgres_connection_used_a_moment_ago_is_not_checked_again(monke
     assert request() == 1  # used half a second ago: spared
     clock[0] += 5.0
     assert request() == 2  # idle five seconds: checked
+
+
+def test_prepared_statements_are_on_unless_turned_off_for_a_pooler():
+    from tournaments.db.postgresql import base
+
+    url = "postgres://postgres@127.0.0.1/mazziere"
+    assert "prepare_threshold" not in database_config({"DATABASE_URL": url}, base_dir=BASE).get("OPTIONS", {})
+    off = database_config({"DATABASE_URL": url, "DATABASE_PREPARED_STATEMENTS": "false"}, base_dir=BASE)
+    assert off["OPTIONS"]["prepare_threshold"] is None
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_PREPARED_STATEMENTS"):
+        database_config({"DATABASE_URL": url, "DATABASE_PREPARED_STATEMENTS": "sometimes"}, base_dir=BASE)
+
+    def params(options: dict) -> dict:
+        settings = {**database_config({"DATABASE_URL": url}, base_dir=BASE), "TIME_ZONE": None, "AUTOCOMMIT": True,
+                    "OPTIONS": options}
+        return base.DatabaseWrapper(settings).get_connection_params()
+
+    assert params({})["prepare_threshold"] == base.PREPARED_THRESHOLD  # what psycopg is told
+    assert params({"prepare_threshold": None})["prepare_threshold"] is None  # psycopg: never prepare

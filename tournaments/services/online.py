@@ -226,7 +226,7 @@ def match_read(match_id: int, *, lock: bool = False) -> Match | None:
     """The match with its round and its tournament (one statement), its row locked until the
     transaction ends if ``lock``; None: no such match."""
     sql, locked, match, rnd, tournament = plain.made("online.match", _match_statement)
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(locked if lock else sql, [match_id])
         row = cursor.fetchone()
     if row is None:
@@ -256,7 +256,7 @@ def _seats_and_actions(match: Match, first: int) -> tuple[list[Seat], list]:
     """The match's seats in turn order (with their players), and its actions from number
     ``first`` on: one statement, so one snapshot."""
     sql, seat, player, action_of = plain.made("online.seats", _seats_statement)
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(sql, [first, match.pk])
         found = cursor.fetchall()
     seats, actions = [], []

@@ -11,7 +11,7 @@ import hmac
 import secrets
 from datetime import datetime, timedelta
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from tournaments import plain
@@ -100,7 +100,7 @@ def _token_with_user(prefix: str) -> ApiToken | None:
         return sql, token, user
 
     sql, token, user = plain.made("token_find", build)
-    with connection.cursor() as cursor:
+    with plain.cursor() as cursor:
         cursor.execute(sql, [prefix])
         found = cursor.fetchone()
     if found is None:
