@@ -107,9 +107,7 @@ def read_match(match_id: int, first: int, seen: int) -> Snapshot:
     snapshot (status, clock, forfeits, result and actions agree), in plain SQL (building an ORM
     query costs more than running it)."""
     sql, deadline, scores_of, places_of, action_of = plain.made("feeds.read_match", _statement)
-    with plain.cursor() as cursor:
-        cursor.execute(sql, [first, match_id])
-        found = cursor.fetchall()
+    found = plain.rows(sql, [first, match_id])
     if not found:  # deleted with its tournament
         return Snapshot(seen, DELETED, None, frozenset(), first, [], first, None)
     status, deadline_at, tournament_status, forfeits, scores, places, seq, _ = found[0]

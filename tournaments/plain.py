@@ -34,9 +34,23 @@ def made(key: object, build: Callable[[], object]):
 
 def cursor():
     """A cursor for this module's statements: on PostgreSQL (our backend), one whose statements
-    are prepared once per connection, a history page's read 2.1 -> 0.8 ms; elsewhere Django's."""
+    are prepared once per connection, a history page's read 2.1 -> 0.9 ms; elsewhere Django's."""
     prepared = getattr(connection, "prepared_cursor", None)
     return prepared() if prepared is not None else connection.cursor()
+
+
+def row(sql: str, params: Sequence) -> tuple | None:
+    """The first row ``sql`` reads (through :func:`cursor`), or None."""
+    with cursor() as running:
+        running.execute(sql, params)
+        return running.fetchone()
+
+
+def rows(sql: str, params: Sequence) -> list[tuple]:
+    """Every row ``sql`` reads (through :func:`cursor`)."""
+    with cursor() as running:
+        running.execute(sql, params)
+        return running.fetchall()
 
 
 def table(model: type[models.Model]) -> str:

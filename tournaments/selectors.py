@@ -116,9 +116,7 @@ def standings_key(tournament_id: int) -> str | None:
                 f"WHERE {c(Tournament, 'id')} = %s")
 
     sql = plain.made("selectors.standings_key", build)
-    with plain.cursor() as cursor:
-        cursor.execute(sql, [tournament_id])
-        state = cursor.fetchone()
+    state = plain.row(sql, [tournament_id])
     if state is None:
         return None
     # The JSON columns come as text on both backends here (no converter): the same text, the same key.
@@ -234,9 +232,7 @@ def board_rows(ladder_id: int, *, limit: int, offset: int = 0, after: tuple[floa
            f"w.value, w.mu, w.sigma, w.games, w.provisional FROM "
            f"(SELECT player_id, value, mu, sigma, games, provisional FROM {Rating._meta.db_table} "
            f"WHERE {where} ORDER BY {order} LIMIT %s OFFSET %s) w ORDER BY w.value DESC, w.player_id")
-    with plain.cursor() as cursor:
-        cursor.execute(sql, [*params, limit, offset])
-        return [(*row[:6], bool(row[6])) for row in cursor.fetchall()]
+    return [(*row[:6], bool(row[6])) for row in plain.rows(sql, [*params, limit, offset])]
 
 
 def board_ahead(ladder_id: int, value: float, player_id: int, *, including: bool) -> int:
@@ -250,9 +246,7 @@ def ladder_version(ladder_id: int) -> RatingLadder | None:
     """The ladder with its id and ``applied`` alone (what a read of its board or a history is
     kept under), or None: no such ladder. Read on every such request, so in plain SQL: the
     ORM's query builder cost more than the query."""
-    with plain.cursor() as cursor:
-        cursor.execute(f"SELECT applied FROM {RatingLadder._meta.db_table} WHERE id = %s", [ladder_id])
-        row = cursor.fetchone()
+    row = plain.row(f"SELECT applied FROM {RatingLadder._meta.db_table} WHERE id = %s", [ladder_id])
     return None if row is None else plain.partial(RatingLadder, {"id": ladder_id, "applied": row[0]})
 
 
@@ -297,10 +291,7 @@ def history_rows(ladder_id: int, player_id: int, *, limit: int, after: int | Non
         sql, params = statements["after"], [ladder_id, player_id, after, limit]
     else:
         sql, params = statements["first"], [ladder_id, player_id, limit]
-    with plain.cursor() as cursor:
-        cursor.execute(sql, params)
-        found = cursor.fetchall()
-    rows = [dict(zip(HISTORY_COLUMNS, values)) for values in found]
+    rows = [dict(zip(HISTORY_COLUMNS, values)) for values in plain.rows(sql, params)]
     for row in rows:
         row["created_at"] = created_at(row["created_at"])
     return rows
@@ -335,9 +326,7 @@ def match_outcome_state(match_id: int) -> Match | None:
                 f"WHERE m.{c(Match, 'id')} = %s", plain.converter(Match, "finished_at", "m"))
 
     sql, finished_at = plain.made("selectors.match_outcome_state", build)
-    with plain.cursor() as cursor:
-        cursor.execute(sql, [match_id])
-        row = cursor.fetchone()
+    row = plain.row(sql, [match_id])
     if row is None:
         return None
     status, deal, finished, round_id, round_status = row
@@ -356,9 +345,7 @@ def match_record(match_id: int) -> dict | None:
                 plain.converter(Match, "record", "m"))
 
     sql, record = plain.made("selectors.match_record", build)
-    with plain.cursor() as cursor:
-        cursor.execute(sql, [match_id])
-        row = cursor.fetchone()
+    row = plain.row(sql, [match_id])
     return None if row is None else record(row[0])
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 
-from django.urls import include, path, re_path
-from django.urls.resolvers import RegexPattern
+from django.urls import path
+from django.urls.resolvers import RegexPattern, URLResolver
 from rest_framework.routers import DefaultRouter
 
 from . import accounts, views, webhooks
@@ -61,10 +61,7 @@ def by_segment(patterns: list) -> list:
             groups.setdefault(found.group(1), []).append(pattern)
         else:
             rest.append(pattern)
-    grouped = [re_path("", include(members)) for members in groups.values()]
-    for resolver, segment in zip(grouped, groups):
-        resolver.pattern = Segment(segment)
-    return [*rest, *grouped]
+    return [*rest, *(URLResolver(Segment(segment), members) for segment, members in groups.items())]
 
 
 urlpatterns = [

@@ -226,9 +226,7 @@ def match_read(match_id: int, *, lock: bool = False) -> Match | None:
     """The match with its round and its tournament (one statement), its row locked until the
     transaction ends if ``lock``; None: no such match."""
     sql, locked, match, rnd, tournament = plain.made("online.match", _match_statement)
-    with plain.cursor() as cursor:
-        cursor.execute(locked if lock else sql, [match_id])
-        row = cursor.fetchone()
+    row = plain.row(locked if lock else sql, [match_id])
     if row is None:
         return None
     found, at = match.make(row), len(match)
@@ -256,9 +254,7 @@ def _seats_and_actions(match: Match, first: int) -> tuple[list[Seat], list]:
     """The match's seats in turn order (with their players), and its actions from number
     ``first`` on: one statement, so one snapshot."""
     sql, seat, player, action_of = plain.made("online.seats", _seats_statement)
-    with plain.cursor() as cursor:
-        cursor.execute(sql, [first, match.pk])
-        found = cursor.fetchall()
+    found = plain.rows(sql, [first, match.pk])
     seats, actions = [], []
     at, last = len(seat), len(seat) + len(player)
     pk = seat.names.index(Seat._meta.pk.attname)

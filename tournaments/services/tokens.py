@@ -100,9 +100,7 @@ def _token_with_user(prefix: str) -> ApiToken | None:
         return sql, token, user
 
     sql, token, user = plain.made("token_find", build)
-    with plain.cursor() as cursor:
-        cursor.execute(sql, [prefix])
-        found = cursor.fetchone()
+    found = plain.row(sql, [prefix])
     if found is None:
         return None
     row = token.make(found)
