@@ -22,9 +22,12 @@ demo: $(VENV)/.installed
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py demo
 
-# The first leg runs with none of the service variables the caller's shell may have set.
+# The first leg runs with none of the service variables the caller's shell may have set, in
+# TEST_WORKERS processes (pytest-xdist; each its own SQLite database; worksteal: the long tests
+# don't leave one process idle at the end). `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= auto
 test: $(VENV)/.installed
-	env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND $(PY) -m pytest
+	env -u DATABASE_URL -u CELERY_BROKER_URL -u CELERY_RESULT_BACKEND $(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 	scripts/test-services
 
 screenshots: $(VENV)/.installed

@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from tournaments.formats import DoubleElimination, RoundResult, SingleElimination, TableResult
+from tournaments.formats import DoubleElimination, RoundResult, SingleElimination
 from tournaments.formats.base import Reached
 from tournaments.formats.elimination import seeding_positions
 
