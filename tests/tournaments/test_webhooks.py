@@ -7,6 +7,8 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
+import signal
 import threading
 from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,22 +25,28 @@ from tournaments.services.leagues import league_create, league_join, season_star
 from tournaments.services.tokens import token_create
 
 from .helpers import bot_players, fields, make_tournament, play_out
+from .test_workers import start_worker, stop, wait_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
 
 
 class Receiver:
     """A webhook receiver on loopback: answers each POST with the next of ``statuses`` (the
-    last one repeated) and keeps what it got."""
+    last one repeated) and keeps what it got. The ``hold``-th POST (counting from 1) is kept
+    unanswered until ``release`` is set; ``holding`` is set once it has come."""
 
-    def __init__(self, statuses=(200,)):
+    def __init__(self, statuses=(200,), hold: int | None = None):
         self.statuses, self.got = list(statuses), []
+        self.hold, self.holding, self.release = hold, threading.Event(), threading.Event()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 outer.got.append((dict(self.headers), body))
+                if len(outer.got) == outer.hold:
+                    outer.holding.set()
+                    outer.release.wait(60)
                 code = outer.statuses[min(len(outer.got), len(outer.statuses)) - 1]
                 self.send_response(code)
                 self.send_header("Content-Length", "2")
@@ -61,12 +69,13 @@ def receiver(settings):
     settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]  # a test's loopback receiver; nothing else private
     made = []
 
-    def start(*statuses):
-        made.append(Receiver(statuses or (200,)))
+    def start(*statuses, hold=None):
+        made.append(Receiver(statuses or (200,), hold))
         return made[-1]
 
     yield start
     for r in made:
+        r.release.set()
         r.server.shutdown()
         r.server.server_close()
 
@@ -151,6 +160,47 @@ def test_a_task_run_twice_or_a_dead_workers_claim_sends_nothing_twice(receiver):
     assert webhooks.deliveries_send(delivery_ids=[delivery.pk], now=later) == 0
     assert webhooks.deliveries_send(now=later + timedelta(hours=1)) == 0
     assert len(hook_receiver.got) == 1
+
+
+@pytest.mark.django_db(transaction=True)  # the worker process reads what this test commits
+@pytest.mark.skipif(not os.environ.get("CELERY_BROKER_URL"),
+                    reason="needs a broker and PostgreSQL: scripts/test-services runs this")
+def test_a_worker_killed_while_it_posts_sends_nothing_it_recorded_again_and_the_rest_once(settings, receiver):
+    # A real worker process on a queue of its own (the services leg's worker must not take the
+    # task), killed with SIGKILL while the receiver holds the third of five deliveries unanswered.
+    queue = settings.MATCH_QUEUE = f"webhooks-killed-{os.getpid()}"
+    hook_receiver = receiver(hold=3)
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="killed")
+    client = organiser_of(tournament)
+    hooks = [subscribe(client, hook_receiver.url, tournament=tournament.pk)["id"] for _ in range(5)]
+    worker = start_worker(f"{queue}@test", queue, HTTP_BOTS_ALLOWED_HOSTS="127.0.0.1")
+    try:
+        wait_for([f"{queue}@test"])
+        with transaction.atomic():
+            webhooks.notify_finished(tournament=tournament)  # five deliveries, sent by one task
+        assert hook_receiver.holding.wait(60), "the worker did not post the third delivery"
+        os.killpg(worker.pid, signal.SIGKILL)
+    finally:
+        stop(worker)
+    hook_receiver.release.set()
+    deliveries = list(WebhookDelivery.objects.filter(webhook__in=hooks).order_by("pk"))
+    ids = [str(d.delivery_id) for d in deliveries]
+    assert [d.status for d in deliveries] == ["delivered"] * 2 + ["sending"] * 3
+    assert [h["X-Mazziere-Delivery"] for h, _ in hook_receiver.got] == ids[:3]
+
+    # While the dead worker's claim holds, the beat (or the task redelivered) sends nothing...
+    assert webhooks.deliveries_send() == 0
+    # ...and once it has run out, the three left, each once.
+    later = timezone.now() + timedelta(seconds=webhooks.CLAIM_SECONDS + 1)
+    assert webhooks.deliveries_send(now=later) == 3
+    assert webhooks.deliveries_send(now=later + timedelta(hours=1)) == 0
+    got = [h["X-Mazziere-Delivery"] for h, _ in hook_receiver.got]
+    # The one in flight when the worker died comes again under its delivery id, on which
+    # receivers deduplicate (docs/api.md, "Webhooks"); the two recorded never again.
+    assert got == ids[:3] + ids[2:]
+    sent = deliveries[:3] + deliveries[2:]
+    assert all(verified(d.webhook.secret, h, body) for d, (h, body) in zip(sent, hook_receiver.got, strict=True))
+    assert set(WebhookDelivery.objects.filter(webhook__in=hooks).values_list("status", flat=True)) == {"delivered"}
 
 
 def test_a_change_rolled_back_tells_nothing():
