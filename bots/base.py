@@ -23,6 +23,16 @@ class Bot:
     #: The registry name; set by :func:`bots.registry.create`.
     name = ""
 
+    #: Whether the bot keeps its own time (an external bot: its transport stops it on time,
+    #: by its own limits); the match runner's time limits are for the bots that do not.
+    clocked = False
+
+    #: When ``act`` must have answered, on ``time.monotonic()``'s clock; None: no limit. The
+    #: match runner sets it before each decision from the seat's allowance
+    #: (:class:`bots.runner.ForfeitPolicy`); a bot that searches stops there and answers with
+    #: what it has found. A bot answering well after it forfeits its seat.
+    deadline: float | None = None
+
     def __init__(self, game: str, seed: int | str | None = None, **options: Any) -> None:
         if options:
             raise TypeError(f"bot {self.name!r} takes no option(s) {', '.join(sorted(options))}")

@@ -51,7 +51,10 @@ Per game, some phases are left to the rollout policy (:data:`DELEGATE`, option
 the heuristic.
 
 Budget: ``iterations`` (samples; deterministic for a seed) or ``time_ms`` (default 100 ms
-per decision). In tree mode the chosen action is the root's most visited child; with a
+per decision); either way the decision ends by its :attr:`~bots.base.Bot.deadline` when the
+match runner sets one (a sample it cuts short counts for nothing, and a bot given no time
+answers with its rollout policy's move), so no option makes a decision outlast the time the
+table allows it. In tree mode the chosen action is the root's most visited child; with a
 ``guard`` z > 0 (default 2 in Spacca il mazzo and Piazza, :data:`GUARD`) the rollout policy's
 own choice is kept unless the chosen action's mean result beats it by more than z standard
 errors. In paired mode the action with the best mean result is chosen, under the same guard
@@ -172,6 +175,15 @@ ESTIMATE = {"spacca_il_mazzo": _spacca_estimate}
 DEPTH: dict[str, int] = {"spacca_il_mazzo": 24}
 
 
+#: A sample looks at the clock every this many moves (:meth:`IsmctsBot._in_time`): a move of
+#: the rollout policy is tens of microseconds, so a deadline is overrun by a millisecond or so.
+CLOCK_EVERY = 16
+
+
+class _OutOfTime(Exception):
+    """The decision's deadline passed in the middle of a sample."""
+
+
 def _better(a: "_Node", b: "_Node", z: float) -> bool:
     """Whether node ``a``'s mean result beats ``b``'s by more than ``z`` standard errors."""
     if a.visits < 2 or b.visits < 2:
@@ -266,14 +278,32 @@ class IsmctsBot(Bot):
 
     def _budget(self):
         """Yield once per sample the budget allows: ``iterations`` of them, or as many as
-        start before ``time_ms`` have passed since the first (always at least one)."""
+        start before ``time_ms`` have passed since the first (always at least one); and in
+        either case none that would start after the decision's :attr:`deadline` (the match
+        runner's allowance), which also cuts a sample short (:meth:`_in_time`)."""
+        hard = self.deadline
         if self.iterations is not None:
-            yield from range(self.iterations)
+            for i in range(self.iterations):
+                if hard is not None and time.monotonic() >= hard:
+                    return
+                yield i
             return
-        deadline = time.perf_counter() + self.time_ms / 1000.0
-        yield 0
-        while time.perf_counter() < deadline:
+        deadline = time.monotonic() + self.time_ms / 1000.0
+        if hard is not None:
+            deadline = min(deadline, hard)
+        first = True
+        while first or time.monotonic() < deadline:
+            if hard is not None and time.monotonic() >= hard:
+                return
+            first = False
             yield 0
+
+    def _in_time(self, moves: int) -> None:
+        """Every :data:`CLOCK_EVERY` moves of a sample, stop it (:class:`_OutOfTime`) once the
+        decision's deadline has passed: a sample played to the end of a long match (``horizon``
+        ``"match"``) takes far longer than one decision is allowed."""
+        if moves % CLOCK_EVERY == 0 and self.deadline is not None and time.monotonic() >= self.deadline:
+            raise _OutOfTime
 
     def _policy(self, seat: int) -> Bot:
         bot = self._policies.get(seat)
@@ -310,12 +340,19 @@ class IsmctsBot(Bot):
             node = root
             path = []
             ended = False
+            moves = 0
             # Selection and expansion.
             while not state.is_over():
                 actions = state.legal_actions()
                 seat = state.current_player()
                 if seat != me:
                     # Other seats are not in the tree: the rollout policy plays them.
+                    moves += 1
+                    try:
+                        self._in_time(moves)
+                    except _OutOfTime:
+                        path = None
+                        break
                     self._step(state, seat, actions)
                     if hand is not None and self._past(state, hand):
                         ended = True
@@ -358,9 +395,14 @@ class IsmctsBot(Bot):
                     break
                 if untried:
                     break
+            if path is None:
+                break  # out of time in the middle of the sample: it counts for nothing
             cut = False
             if not ended:
-                cut = self._rollout(state, hand)
+                try:
+                    cut = self._rollout(state, hand)
+                except _OutOfTime:
+                    break
             scores = self._estimate(state) if cut else state.scores()
             for n in path:
                 delta = scores[n.seat] - base[n.seat]
@@ -370,6 +412,9 @@ class IsmctsBot(Bot):
                 n.total += delta
                 n.sq += delta * delta
         keys = {_key(a): a for a in legal}
+        if not any(ch.visits for k, ch in root.children.items() if k in keys):
+            # Not one sample in time (a match's time spent): the policy's move, or any.
+            return keys[hint] if hint in keys else legal[int(rng.random() * len(legal))]
         best = max(
             (ch.visits, k == hint, -order, k)  # ties: the policy's choice, then the first tried
             for order, (k, ch) in enumerate(root.children.items())
@@ -407,14 +452,17 @@ class IsmctsBot(Bot):
         for _ in self._budget():
             sample = self._determinize(view)
             results = []
-            for action in legal:
-                state = sample.clone()
-                state.apply(action)
-                cut = False
-                if not (hand is not None and self._past(state, hand)):
-                    cut = self._rollout(state, hand)
-                scores = self._estimate(state) if cut else state.scores()
-                results.append(scores[me] - base)
+            try:
+                for action in legal:
+                    state = sample.clone()
+                    state.apply(action)
+                    cut = False
+                    if not (hand is not None and self._past(state, hand)):
+                        cut = self._rollout(state, hand)
+                    scores = self._estimate(state) if cut else state.scores()
+                    results.append(scores[me] - base)
+            except _OutOfTime:
+                break  # a sample is paired only once every action has its result
             n += 1
             ref = results[h]
             for i, r in enumerate(results):
@@ -456,4 +504,5 @@ class IsmctsBot(Bot):
             seat = state.current_player()
             self._step(state, seat, state.legal_actions())
             moves += 1
+            self._in_time(moves)
         return False

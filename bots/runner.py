@@ -40,19 +40,58 @@ _DETAIL_CHARS = 2000  # a forfeit's detail is for a person to read, not a dump
 
 @dataclass(frozen=True)
 class ForfeitPolicy:
-    """What happens to a seat whose bot fails.
+    """What happens to a seat whose bot fails, and how long an in-process bot may think.
 
     ``fallback``: the registered bot that plays the seat for the rest of the match.
     ``rank_last``: a forfeited seat ranks after every seat that did not forfeit (default);
     when false the engine's places stand as they are.
-    ``decision_limit``: seconds an in-process bot may take per decision (checked after it
-    answers, since a thread cannot be interrupted); None for no limit. External bots enforce
-    their own limits (bots.external.Limits) and are stopped on time.
+
+    The time of an in-process bot (one not :attr:`~bots.base.Bot.clocked`: external bots keep
+    their own limits, bots.external.Limits, and are stopped on time): each decision's
+    *allowance* is ``decision_limit`` seconds, or what is left of ``match_limit`` (the seconds
+    the seat may think over the whole match) when that is less; None: no limit. The bot is
+    told when its allowance ends (:attr:`~bots.base.Bot.deadline`): a search stops there, and
+    a bot whose match time is spent answers at once (ismcts: with its rollout policy's move).
+    A thread cannot be interrupted, so the answer is timed when it comes: one later than the
+    allowance and ``overrun`` seconds more (a busy machine's pause) forfeits the seat
+    (``timeout``).
     """
 
     fallback: str = "random"
     rank_last: bool = True
     decision_limit: float | None = None
+    match_limit: float | None = None
+    overrun: float = 1.0
+
+
+class ThinkClock:
+    """An in-process bot's time in one match (:class:`ForfeitPolicy`): what a decision is
+    allowed, and what is left of the match's time."""
+
+    def __init__(self, policy: ForfeitPolicy, left: float | None = None) -> None:
+        self.policy = policy
+        self.left = policy.match_limit if left is None else left  # None: no match limit
+
+    def allowance(self) -> float | None:
+        """Seconds the next decision may take (None: no limit)."""
+        limits = [x for x in (self.policy.decision_limit, self.left) if x is not None]
+        return max(0.0, min(limits)) if limits else None
+
+    def start(self, bot: Bot) -> float | None:
+        """Give ``bot`` its deadline for the decision it is about to make; the allowance."""
+        allowance = self.allowance()
+        if not bot.clocked:
+            bot.deadline = None if allowance is None else time.monotonic() + allowance
+        return allowance
+
+    def charge(self, took: float, allowance: float | None) -> str | None:
+        """Count a decision that took ``took`` seconds; why it is a timeout, or None."""
+        if self.left is not None:
+            self.left = max(0.0, self.left - took)
+        if allowance is not None and took > allowance + self.policy.overrun:
+            return (f"decision took {took:.3f} s, more than its allowance of {allowance:.3f} s "
+                    f"(and {self.policy.overrun} s of grace)")
+        return None
 
 
 @dataclass(frozen=True)
@@ -97,6 +136,15 @@ def _copy_action(action: dict) -> dict:
     return {k: (v.copy() if isinstance(v, list) else v) for k, v in action.items()}
 
 
+def view_for(state: engine.State, seat: int) -> dict:
+    """What ``seat``'s bot is handed: its view, the legal actions its own copies (a bot that
+    changes them cannot change the engine's)."""
+    view = state.view(seat)
+    if "legal_actions" in view:
+        view["legal_actions"] = [_copy_action(a) for a in view["legal_actions"]]
+    return view
+
+
 def forfeit_places(places: Sequence[int], forfeited: Sequence[int]) -> list[int]:
     """Places with every forfeited seat after every other seat.
 
@@ -136,6 +184,8 @@ def play_match(
     fallback_decisions = [0] * n
     spent = [0.0] * n
 
+    clocks = [ThinkClock(policy) for _ in range(n)]
+
     def forfeit(seat: int, reason: str, detail: str) -> None:
         forfeits[seat] = Forfeit(reason, detail[-_DETAIL_CHARS:], decisions[seat])
         _close(seats[seat])
@@ -156,9 +206,8 @@ def play_match(
             seat = state.current_player()
             bot = seats[seat]
             own = seat not in forfeits
-            view = state.view(seat)
-            # The view's legal actions are the engine's own dicts: hand out copies.
-            view["legal_actions"] = [_copy_action(a) for a in view["legal_actions"]]
+            view = view_for(state, seat)
+            allowance = clocks[seat].start(bot) if own else None
             began = time.perf_counter()
             try:
                 action = bot.act(view)
@@ -178,12 +227,8 @@ def play_match(
                 fallback_decisions[seat] += 1
                 continue
             spent[seat] += took
-            if policy.decision_limit is not None and took > policy.decision_limit:
-                forfeit(
-                    seat,
-                    "timeout",
-                    f"decision took {took:.3f} s, more than the limit {policy.decision_limit} s",
-                )
+            if not bot.clocked and (late := clocks[seat].charge(took, allowance)) is not None:
+                forfeit(seat, "timeout", late)
                 continue
             try:
                 state.apply(action)

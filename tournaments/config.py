@@ -38,6 +38,20 @@ def env_list(env: Mapping[str, str], name: str) -> list[str]:
     return [item.strip() for item in env.get(name, "").split(",") if item.strip()]
 
 
+def positive_seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    """A duration in seconds, a finite number above 0; anything else is an error naming it."""
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not (0 < value < float("inf")):
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number of seconds above 0")
+    return value
+
+
 def secret_key(env: Mapping[str, str], *, debug: bool) -> str:
     """SECRET_KEY from the environment; a fixed development key is allowed only with DEBUG on."""
     key = env.get("SECRET_KEY", "")

@@ -11,6 +11,7 @@ from tournaments.config import (
     env_bool,
     env_list,
     events_redis_url,
+    positive_seconds,
     secret_key,
 )
 
@@ -209,6 +210,14 @@ MATCH_SPLIT_SECONDS = float(os.environ.get("MATCH_SPLIT_SECONDS", "0.5"))
 # (MATCH_BATCH_SIZE) for each of MATCH_BATCH_SPREAD workers, then two of the largest
 # (MATCH_BATCH_MAX) for each; 0: one round at a time (tournaments.services.rounds).
 ROUNDS_AHEAD_MATCHES = int(os.environ["ROUNDS_AHEAD_MATCHES"]) if os.environ.get("ROUNDS_AHEAD_MATCHES") else None
+# The bots the service plays in its own processes (built-in bots whatever their options, the
+# fallback and timeout bots) think at most BOT_DECISION_SECONDS a decision and an even share of
+# BOT_MATCH_SECONDS a match at each table (so a match holds its worker at most that long beyond
+# the engine's time: keep it well under MATCH_LEASE_SECONDS); one answering BOT_OVERRUN_SECONDS
+# after its time forfeits its seat (tournaments.services.clocks, docs/bots.md).
+BOT_DECISION_SECONDS = positive_seconds(os.environ, "BOT_DECISION_SECONDS", 1.0)
+BOT_MATCH_SECONDS = positive_seconds(os.environ, "BOT_MATCH_SECONDS", 60.0)
+BOT_OVERRUN_SECONDS = positive_seconds(os.environ, "BOT_OVERRUN_SECONDS", 1.0)
 # A match claimed this many times without a result (its worker died or it raised each time)
 # is left for an organiser to retry (POST /api/matches/{id}/retry/).
 MATCH_MAX_ATTEMPTS = int(os.environ.get("MATCH_MAX_ATTEMPTS", "3"))

@@ -101,6 +101,7 @@ class ExternalBot(Bot):
     #: Whether the bot's side of a match outlives this object: an HTTP bot's does (its server
     #: keeps the match between requests), a subprocess bot's process does not.
     session_outlives = False
+    clocked = True  # its Limits, enforced by the transport (a process killed, a request cut)
 
     def __init__(self, game: str, seed: int | str | None = None, *, limits: Any = None) -> None:
         super().__init__(game, seed)

@@ -4,6 +4,7 @@ with a legal action, and are reproducible from their seed."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -91,3 +92,63 @@ def test_a_sette_e_mezzo_player_never_hits_on_seven_and_stands_on_one():
         assert bot.act(state.view(0))["type"] == "stand"  # seat 0 holds 7C
         state.apply({"type": "stand"})
         assert bot.act(state.view(1))["type"] == "hit"  # seat 1 holds JC: ½
+
+
+# --- the time a decision is allowed (bots.base.Bot.deadline) -------------------------------------
+
+# Each game's longest matches at its largest table, with the search's most expensive options:
+# every decision searched, every sample played to the end of the match. Unbounded by time,
+# such a search takes from seconds to a minute a decision.
+LONGEST = {
+    "stoppa": (6, {"hands": 50}),
+    "sette_e_mezzo": (10, {"hands": 200}),
+    "spacca_il_mazzo": (4, {"games": 20, "turn_limit": 5000}),
+    "piazza": (8, {"deck": "french_double"}),
+}
+
+
+def _an_early_decision(game: str) -> dict:
+    players, options = LONGEST[game]
+    state = engine.game(game).new_match(players=players, seed=11, options=options)
+    rng = random.Random(11)
+    for _ in range(3):  # a little way in, where the menu is real
+        state.apply(rng.choice(state.legal_actions()))
+    while len(state.legal_actions()) < 2:
+        state.apply(state.legal_actions()[0])
+    return state.view(state.current_player())
+
+
+@pytest.mark.parametrize("game", sorted(searchable_games()))
+def test_a_search_answers_by_its_deadline_whatever_its_options(game):
+    view = _an_early_decision(game)
+    bot = bots.create("ismcts", game=game, seed=1, iterations=100_000, horizon="match", delegate=[], resample=20)
+    bot.deadline = time.monotonic() + 0.3
+    began = time.monotonic()
+    action = bot.act(view)
+    took = time.monotonic() - began
+    assert action in view["legal_actions"]
+    assert took < 0.3 + 0.2  # samples look at the clock every few moves
+
+
+@pytest.mark.parametrize("game", sorted(searchable_games()))
+def test_a_search_given_no_time_answers_at_once_with_its_rollout_policys_move(game):
+    view = _an_early_decision(game)
+    bot = bots.create("ismcts", game=game, seed=1, iterations=300, delegate=[])
+    bot.deadline = time.monotonic()
+    began = time.monotonic()
+    action = bot.act(view)
+    assert time.monotonic() - began < 0.1
+    policy = bots.create("heuristic", game=game, seed="1/rollout/%d" % view["seat"])
+    assert action == policy.act(view)
+
+
+@pytest.mark.parametrize("game", ["stoppa", "sette_e_mezzo"])
+def test_a_deadline_it_keeps_does_not_change_an_iterations_search(game):
+    views = _decisions(game, 20, seed=5)
+    free = bots.create("ismcts", game=game, seed=3, iterations=4)
+    timed = bots.create("ismcts", game=game, seed=3, iterations=4)
+    chosen = []
+    for view in views:
+        timed.deadline = time.monotonic() + 60
+        chosen.append(timed.act(view))
+    assert chosen == [free.act(v) for v in views]

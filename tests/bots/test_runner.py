@@ -112,8 +112,53 @@ def test_an_exception_forfeit_keeps_the_traceback():
 
 def test_the_decision_limit_of_the_policy_applies_to_in_process_bots():
     table = [Failing(GAME, seed=4, how="slow", at=0), *randoms(2)]
-    outcome = play(table, policy=ForfeitPolicy(decision_limit=0.01))
+    outcome = play(table, policy=ForfeitPolicy(decision_limit=0.01, overrun=0.0))
     assert outcome.forfeits[0].reason == "timeout"
+    assert "allowance of 0.010 s" in outcome.forfeits[0].detail
+
+
+class Timed(Bot):
+    """Plays randomly, noting the time it was allowed at each decision, and sleeping
+    ``sleep`` seconds at each."""
+
+    def __init__(self, game, seed=None, *, sleep=0.0):
+        super().__init__(game, seed)
+        self.sleep, self.allowed = sleep, []
+
+    def act(self, view):
+        self.allowed.append(None if self.deadline is None else self.deadline - time.monotonic())
+        time.sleep(self.sleep)
+        return self.rng.choice(view["legal_actions"])
+
+
+def test_an_in_process_bot_is_told_each_decisions_allowance_and_its_match_time_runs_down():
+    bot = Timed(GAME, seed=4, sleep=0.02)
+    outcome = play([bot, *randoms(2)], policy=ForfeitPolicy(decision_limit=0.05, match_limit=0.09, overrun=1.0))
+    assert not outcome.forfeits and len(bot.allowed) >= 5
+    assert 0.04 < bot.allowed[0] <= 0.05  # the decision's limit, the match's time being longer
+    assert bot.allowed[-1] <= 0.0  # the match's 0.09 s spent at 0.02 s a decision: none left
+    assert all(a >= b - 0.005 for a, b in zip(bot.allowed, bot.allowed[1:]))
+
+
+def test_a_decision_past_its_allowance_within_the_grace_is_no_forfeit():
+    bot = Timed(GAME, seed=4, sleep=0.03)
+    outcome = play([bot, *randoms(2)], policy=ForfeitPolicy(decision_limit=0.01, overrun=0.5))
+    assert not outcome.forfeits
+
+
+def test_a_bot_with_no_match_time_left_past_the_grace_is_forfeited_on_time():
+    bot = Timed(GAME, seed=4, sleep=0.03)
+    outcome = play([bot, *randoms(2)], policy=ForfeitPolicy(match_limit=0.05, overrun=0.02))
+    assert outcome.forfeits[0].reason == "timeout"
+    assert outcome.forfeits[0].at_decision >= 1  # the first decisions were in its time
+
+
+def test_the_policys_time_limits_are_not_an_external_bots():
+    bot = Timed(GAME, seed=4, sleep=0.03)
+    bot.clocked = True  # keeps its own time, as bots.external's transports do
+    outcome = play([bot, *randoms(2)], policy=ForfeitPolicy(decision_limit=0.01, overrun=0.0))
+    assert not outcome.forfeits
+    assert bot.allowed[0] is None  # and is given no deadline
 
 
 def test_when_the_policy_does_not_rank_forfeits_last_the_engine_places_stand():

@@ -381,10 +381,13 @@ class SpyBot(RandomBot):
 
 
 @pytest.fixture
-def spy_registered(monkeypatch):
+def spy_registered(monkeypatch, settings):
     """``spy`` is a built-in bot for the test's duration (bots' registry is a plain dict), one
     the service accepts (tournaments.limits lists the built-in bots it runs, with their
-    options: the spy takes none). The 409s the spies provoke by the thousand are not logged."""
+    options: the spy takes none), given all the time its probes take (the service's bots have
+    a second a decision: services.clocks). The 409s the spies provoke by the thousand are not
+    logged."""
+    settings.BOT_DECISION_SECONDS = settings.BOT_MATCH_SECONDS = 24 * 3600.0
     bots.register("spy", SpyBot)
     monkeypatch.setitem(limits.BOT_OPTIONS, "spy", {})
     request_log = logging.getLogger("django.request")

@@ -21,6 +21,7 @@ from tournaments.models import Result, Tournament
 from tournaments.selectors import open_bot_matches
 
 from . import dispatch
+from .clocks import bot_policy
 from .errors import ServiceError
 from .leases import Claim, ClaimStatus, attempt_charge, leases_hand_back, leases_renew, matches_claim
 from .online import online_matches_open
@@ -154,7 +155,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played: OnPlayed, should_st
         started = time.monotonic()
         try:
             outcome = runner.play_match(tournament.game, players, seed=match.seed, options=tournament.options,
-                                        deck=match.deck)
+                                        deck=match.deck, policy=bot_policy(len(players)))
         except Exception:
             # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the rest
             # of the batch goes on; this match keeps its lease and is played again once
