@@ -13,7 +13,7 @@ from django.conf import settings
 
 from tournaments.services import dispatch
 from tournaments.services.leases import ClaimStatus, matches_reclaim
-from tournaments.services.online import deadlines_expire, online_bots_move, online_matches_open
+from tournaments.services.online import TASK_SECONDS, deadlines_expire, online_bots_move, online_matches_open
 from tournaments.services.webhooks import deliveries_send
 from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.schedule import schedule_tick
@@ -87,10 +87,13 @@ def open_online_matches(match_ids: list[int]) -> None:
 
 @shared_task(acks_late=True, ignore_result=True)
 def move_online_bots(match_id: int) -> None:
-    """Play an online match's external bots while it is their turn, or tell them it is over
-    (services.online.online_bots_move). Safe to run twice: an answer is applied only where the
-    match still stands as it was when the bot was asked."""
-    dispatch.send_progress(online_bots_move(match_id=match_id))
+    """Play an online match's service turns (its built-in and external bots, the fallback bots
+    of forfeited seats) while it is theirs, or tell its HTTP bots it is over (services.online.
+    online_bots_move); a worker gives itself back after TASK_SECONDS, the match sent again.
+    Safe to run twice: what a bot chose is applied only where the match still stands as it was
+    when the bot was asked."""
+    seconds = TASK_SECONDS if dispatch.queued() else None
+    dispatch.send_progress(online_bots_move(match_id=match_id, seconds=seconds))
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -106,3 +106,13 @@ def error(answer) -> dict:
 def fields(answer) -> dict[str, list[str]]:
     """The fields at fault of an API refusal, each with its messages ({} when none)."""
     return error(answer).get("fields", {})
+
+
+def moved(done):
+    """What an online change made, sent on as the request or task that made it sends it
+    (dispatch.send_progress): with the ``service_turns`` fixture, the service's seats play up to
+    the next online turn here. ``done``: a rounds.Progress, or a services.online.Acted; returned."""
+    from tournaments.services import dispatch
+
+    dispatch.send_progress(getattr(done, "progress", done))
+    return done

@@ -33,7 +33,7 @@ from tournaments.services.tournaments import entry_add, tournament_create, tourn
 
 from .helpers import error, fields
 
-pytestmark = [pytest.mark.django_db, pytest.mark.services]
+pytestmark = [pytest.mark.django_db, pytest.mark.services, pytest.mark.usefixtures("service_turns")]
 
 # Small matches of every game: a hand or two, a short turn limit.
 GAMES = {
@@ -868,3 +868,31 @@ def test_a_move_for_a_match_id_no_row_can_have_is_a_404_naming_it():
         answer = w.owners["ada"].post(f"/api/matches/{pk}/seats/0/actions/", {"action": {"type": "stand"}},
                                       format="json")
         assert answer.status_code == 404 and pk in answer.json()["error"]["message"], pk
+
+
+def test_a_moves_request_plays_no_bot_it_sends_the_services_turns_to_the_workers(
+        opened, django_capture_on_commit_callbacks, monkeypatch):
+    w = start(make_world(), "sette_e_mezzo", GAMES["sette_e_mezzo"], django_capture_on_commit_callbacks)
+    rnd = w.position("rnd")
+    rng = random.Random(3)
+
+    def next_is_the_bot(turn, body):
+        after = w.live().state.clone()
+        after.apply(body["view"]["legal_actions"][0])
+        return after.current_player() == rnd
+
+    turn, body = play_on(w, rng, until=next_is_the_bot)
+    assert turn is not None, "this seed's match gives the built-in bot a turn after an online seat"
+    sent = []
+    monkeypatch.setattr(dispatch, "move_online", lambda ids: sent.extend(ids))  # to the workers: kept here
+    answer = act(w, turn, body["view"]["legal_actions"][0])
+    assert answer.status_code == 200
+    assert sent == [w.match.pk]
+    # Nothing but the move itself was played in the request; the match waits for the workers,
+    # no online seat awaited, its deadline the watchdog's.
+    assert MatchAction.objects.filter(match=w.match).order_by("-seq").values_list("seat", "by")[0] == (
+        turn, online.BY_SEAT)
+    live = w.live()
+    assert live.state.current_player() == rnd and live.waits_for() is None
+    w.match.refresh_from_db()
+    assert w.match.awaiting_seat is None and w.match.deadline_at is not None

@@ -16,9 +16,9 @@ from tournaments.services import ServiceError, online, players
 from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
-from .helpers import fields
+from .helpers import error, fields, moved
 
-pytestmark = [pytest.mark.django_db, pytest.mark.services]
+pytestmark = [pytest.mark.django_db, pytest.mark.services, pytest.mark.usefixtures("service_turns")]
 
 
 def online_match(slug="clocked", move_seconds=30, timeout_bot="", bank_seconds=None):
@@ -34,7 +34,7 @@ def online_match(slug="clocked", move_seconds=30, timeout_bot="", bank_seconds=N
     for player in (person, remote, bot):
         entry_add(tournament=tournament, player=player)
     _, progress = tournament_start(tournament=tournament)
-    online.online_matches_open(match_ids=list(progress.to_open))
+    moved(online.online_matches_open(match_ids=list(progress.to_open)))
     return Match.objects.get(pk=progress.to_open[0])
 
 
@@ -49,12 +49,12 @@ def test_the_seat_to_act_has_move_seconds_and_acting_in_time_starts_the_next_sea
     assert match.deadline_at is not None and 29 <= (match.deadline_at - before).total_seconds() <= 30
     seat = waiting(match)
     view = online.seat_view(match=match, position=seat)["view"]
-    online.seat_act(match_id=match.pk, position=seat, action=view["legal_actions"][0])
+    moved(online.seat_act(match_id=match.pk, position=seat, action=view["legal_actions"][0]))
     match.refresh_from_db()
     if match.status == Match.Status.RUNNING:
         assert match.deadline_at > before + timedelta(seconds=29)
     # Nothing is due before the deadline.
-    assert not online.deadlines_expire(now=match.deadline_at - timedelta(seconds=1))
+    assert not moved(online.deadlines_expire(now=match.deadline_at - timedelta(seconds=1)))
     assert not AuditEvent.objects.filter(action="move_timeout").exists()
 
 
@@ -63,15 +63,15 @@ def test_a_timeout_forfeits_the_seat_once_however_often_the_timer_fires():
     seat = waiting(match)
     # The moment it runs out: the next seat's clock, started after it, runs out later.
     late = match.deadline_at
-    online.deadlines_expire(now=late)
-    online.deadlines_expire(now=late)  # the timer fired twice: the same deadline is not applied again
+    moved(online.deadlines_expire(now=late))
+    moved(online.deadlines_expire(now=late))  # the timer fired twice: the same deadline is not applied again
     timeouts = AuditEvent.objects.filter(match=match, action="move_timeout")
     assert [e.detail for e in timeouts] == [{"seat": seat, "policy": "forfeit"}]
     assert match.seats.get(position=seat).forfeit_reason == "timeout"
     # The fallback bot plays the forfeited seat from now on: the match waits for another seat or is over.
     assert waiting(match) != seat
     with pytest.raises(ServiceError) as refused:
-        online.seat_act(match_id=match.pk, position=seat, action={"type": "pass"})
+        moved(online.seat_act(match_id=match.pk, position=seat, action={"type": "pass"}))
     assert refused.value.code == "conflict"
 
 
@@ -79,7 +79,7 @@ def test_a_timeout_bot_plays_the_move_and_the_seat_plays_on():
     match = online_match(slug="bot-clock", move_seconds=30, timeout_bot="random")
     seat = waiting(match)
     actions = MatchAction.objects.filter(match=match).count()
-    online.deadlines_expire(now=match.deadline_at + timedelta(seconds=1))
+    moved(online.deadlines_expire(now=match.deadline_at + timedelta(seconds=1)))
     played = MatchAction.objects.filter(match=match).order_by("seq")[actions]
     assert (played.seat, played.by) == (seat, online.BY_TIMEOUT)
     assert match.seats.get(position=seat).forfeit_reason == ""
@@ -95,13 +95,13 @@ def test_a_worker_killed_while_applying_a_timeout_leaves_it_to_be_applied_once_l
 
     monkeypatch.setattr(online, "_advance", dies)
     with pytest.raises(SystemExit):
-        online.deadlines_expire(now=late)
+        moved(online.deadlines_expire(now=late))
     monkeypatch.undo()
     # Nothing of the half-applied timeout stayed.
     assert match.seats.get(position=seat).forfeit_reason == ""
     assert not AuditEvent.objects.filter(match=match, action="move_timeout").exists()
-    online.deadlines_expire(now=late)
-    online.deadlines_expire(now=late)
+    moved(online.deadlines_expire(now=late))
+    moved(online.deadlines_expire(now=late))
     assert AuditEvent.objects.filter(match=match, action="move_timeout", detail__seat=seat).count() == 1
 
 
@@ -119,37 +119,37 @@ def test_a_move_over_its_time_spends_the_seats_bank_and_the_bank_moves_its_deadl
     assert 89 <= (match.deadline_at - match.awaiting_since).total_seconds() <= 90
     assert online.seat_view(match=match, position=seat)["bank_left"] == 60.0
     rewind(match, 50)  # it took 50 s: 20 s out of the bank
-    online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
-                    ["view"]["legal_actions"][0])
+    moved(online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
+                    ["view"]["legal_actions"][0]))
     left = match.seats.get(position=seat).bank_left
     assert 39.0 <= left <= 40.0
     # Its next move has 30 s and the 40 left; another seat's has its whole bank.
     while (turn := waiting(match)) is not None and turn != seat:
         assert match.deadline_at - match.awaiting_since == timedelta(seconds=90)
-        online.seat_act(match_id=match.pk, position=turn,
-                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0])
+        moved(online.seat_act(match_id=match.pk, position=turn,
+                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0]))
     assert turn == seat  # (this seed's match comes back to it)
     match.refresh_from_db()
     assert match.deadline_at - match.awaiting_since == timedelta(seconds=30 + left)
     assert online.seat_view(match=match, position=seat)["bank_left"] == left
     rewind(match, 10)  # in time: the bank is untouched
-    online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
-                    ["view"]["legal_actions"][0])
+    moved(online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
+                    ["view"]["legal_actions"][0]))
     assert match.seats.get(position=seat).bank_left == left
 
 
 def test_a_seat_that_spends_its_whole_bank_times_out_once_and_plays_on_with_move_seconds_alone():
     match = online_match(slug="bank-out", move_seconds=30, bank_seconds=60, timeout_bot="random")
     seat = waiting(match)
-    online.deadlines_expire(now=match.deadline_at - timedelta(seconds=1))  # inside its bank: nothing happens
+    moved(online.deadlines_expire(now=match.deadline_at - timedelta(seconds=1)))  # inside its bank: nothing happens
     assert not AuditEvent.objects.filter(match=match, action="move_timeout").exists()
-    online.deadlines_expire(now=match.deadline_at)
-    online.deadlines_expire(now=match.deadline_at)
+    moved(online.deadlines_expire(now=match.deadline_at))
+    moved(online.deadlines_expire(now=match.deadline_at))
     assert AuditEvent.objects.filter(match=match, action="move_timeout").count() == 1
     assert match.seats.get(position=seat).bank_left == 0.0
     while (turn := waiting(match)) is not None and turn != seat:
-        online.seat_act(match_id=match.pk, position=turn,
-                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0])
+        moved(online.seat_act(match_id=match.pk, position=turn,
+                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0]))
     assert turn == seat
     match.refresh_from_db()
     assert match.deadline_at - match.awaiting_since == timedelta(seconds=30)
@@ -200,7 +200,61 @@ def test_forfeiting_another_seat_keeps_the_awaited_seats_clock():
     turn = waiting(match)
     deadline = match.deadline_at
     other = next(seat.position for seat in match.seats.all() if seat.position != turn)
-    online.seat_forfeit(match_id=match.pk, position=other, reason="left the club")
+    moved(online.seat_forfeit(match_id=match.pk, position=other, reason="left the club"))
     match.refresh_from_db()
     assert match.seats.get(position=other).forfeit_reason == "forfeited"
     assert (waiting(match), match.deadline_at) == (turn, deadline)  # not a fresh move_seconds
+
+
+def player_client(match, position) -> APIClient:
+    """A client acting for the player at ``position`` (its owner, every scope)."""
+    client = APIClient()
+    client.force_authenticate(match.seats.get(position=position).player.owner)
+    return client
+
+
+@pytest.mark.parametrize("timeout_bot", ["", "random"])
+def test_a_move_after_its_deadline_is_refused_naming_it_and_the_timeout_applies_with_no_clock_check(timeout_bot):
+    """No periodic check has run (beat stopped, or late): the move that comes 8 s after its
+    deadline is refused, and the timeout policy is applied then, once."""
+    match = online_match(slug=f"late-{timeout_bot or 'forfeit'}", move_seconds=30, timeout_bot=timeout_bot)
+    seat = waiting(match)
+    legal = online.seat_view(match=match, position=seat)["view"]["legal_actions"]
+    rewind(match, 38)
+    deadline = match.deadline_at
+    before = MatchAction.objects.filter(match=match).count()
+    answer = player_client(match, seat).post(f"/api/matches/{match.pk}/seats/{seat}/actions/",
+                                             {"action": legal[0]}, format="json", HTTP_IDEMPOTENCY_KEY="late")
+    assert answer.status_code == 409
+    assert deadline.isoformat() in error(answer)["message"] and set(fields(answer)) == {"deadline_at"}
+    assert not MatchAction.objects.filter(match=match, seat=seat, by=online.BY_SEAT).exists()
+    assert [e.detail for e in AuditEvent.objects.filter(match=match, action="move_timeout")] == [
+        {"seat": seat, "policy": timeout_bot or "forfeit"}]
+    if timeout_bot:
+        assert MatchAction.objects.filter(match=match, seq=before).values_list("seat", "by").get() == (
+            seat, online.BY_TIMEOUT)
+    else:
+        assert match.seats.get(position=seat).forfeit_reason == "timeout"
+    # The clock check, when it comes, finds nothing more to apply.
+    moved(online.deadlines_expire(now=deadline + timedelta(seconds=9)))
+    assert AuditEvent.objects.filter(match=match, action="move_timeout").count() == 1
+
+
+def test_a_move_just_inside_its_deadline_goes_through_and_its_retry_after_it_answers_as_the_first():
+    match = online_match(slug="just-in-time", move_seconds=30)
+    seat = waiting(match)
+    legal = online.seat_view(match=match, position=seat)["view"]["legal_actions"]
+    rewind(match, 29)
+    client = player_client(match, seat)
+    url = f"/api/matches/{match.pk}/seats/{seat}/actions/"
+    first = client.post(url, {"action": legal[0]}, format="json", HTTP_IDEMPOTENCY_KEY="in-time")
+    assert first.status_code == 200 and first.json()["repeated"] is False
+    rewind(match, 3600)  # whoever is awaited now is long past their time
+    again = client.post(url, {"action": legal[0]}, format="json", HTTP_IDEMPOTENCY_KEY="in-time")
+    assert again.status_code == 200 and again.json() == {**first.json(), "repeated": True}
+
+
+def test_a_timeout_bot_that_searches_is_refused_naming_the_rule():
+    with pytest.raises(ServiceError) as refused:
+        online_match(slug="thinker", timeout_bot="ismcts")
+    assert refused.value.field == "timeout_bot" and "does not search" in refused.value.message

@@ -34,7 +34,7 @@ from .test_online import (  # noqa: F401 - opened: a fixture
     GAMES, act, bearer, make_world, opened, plain, start, waiting,
 )
 
-pytestmark = [pytest.mark.django_db, pytest.mark.services]
+pytestmark = [pytest.mark.django_db, pytest.mark.services, pytest.mark.usefixtures("service_turns")]
 
 
 def read(client, url: str, **headers) -> tuple[int, list[dict]]:
@@ -251,7 +251,11 @@ def test_a_committed_move_notifies_its_match_and_its_online_seats_owners_and_a_r
     with django_capture_on_commit_callbacks(execute=True):
         assert act(w, turn, body["view"]["legal_actions"][0]).status_code == 200
     owners = sorted(events.user_channel(w.users[n].pk) for n in ("ada", "bob"))
-    assert published == [sorted([events.match_channel(w.match.pk), *owners])]
+    # The move's commit, then each commit of the service's seats' turns (the workers'), if the
+    # built-in bot moved next: every one names the match and its online seats' owners.
+    assert published and all(one == sorted([events.match_channel(w.match.pk), *owners]) for one in published)
+    bots_moved = MatchAction.objects.filter(match=w.match, seq__gt=body["actions"]).exclude(by=online.BY_SEAT).exists()
+    assert (len(published) > 1) == bots_moved
 
 
 def test_the_local_hub_wakes_the_waiters_of_a_channel_only():

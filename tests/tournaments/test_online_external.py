@@ -194,12 +194,9 @@ def test_a_second_run_of_the_task_applies_nothing_the_first_did_not(bot_url, mon
             stored_after_duplicate[0] = MatchAction.objects.filter(match=match).count()
         return ask(table, position)
 
-    monkeypatch.setattr(online, "_ask_bot", asked_twice)
     rng = random.Random(6)
-    while match.pk not in progress.to_move:  # up to the bot's first turn
-        turn = online.table_load(match).waits_for()
-        progress = online.seat_act(match_id=match.pk, position=turn,
-                                   action=rng.choice(online.table_load(match).state.view(turn)["legal_actions"])).progress
+    to_the_bots_turn(match, rng)
+    monkeypatch.setattr(online, "_ask_bot", asked_twice)
     online.online_bots_move(match_id=match.pk)
     # The first run's answer came after the duplicate had moved the match: it was dropped, not
     # applied to whoever's turn it is now, nor held against the bot.
@@ -212,15 +209,37 @@ def test_a_second_run_of_the_task_applies_nothing_the_first_did_not(bot_url, mon
     assert Result.objects.get(match=match).scores == list(replayed(match).scores())
 
 
+class _NotAsked(Exception):
+    """The external bot was about to be asked: its turn has come."""
+
+
+def to_the_bots_turn(match, rng) -> None:
+    """Play ada's seat (random legal actions) and the built-in bot's turns (the workers' runs)
+    until the external bot is to act, the bot itself not asked (the task that would ask it lost)."""
+    def not_asked(table, position):
+        raise _NotAsked
+
+    while True:
+        table = online.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk))
+        if table.external_turn() is not None:
+            return
+        turn = table.waits_for()
+        if turn is not None:
+            online.seat_act(match_id=match.pk, position=turn, action=rng.choice(table.state.view(turn)["legal_actions"]))
+            continue
+        ask, online._ask_bot = online._ask_bot, not_asked
+        try:
+            online.online_bots_move(match_id=match.pk)
+        except _NotAsked:
+            pass
+        finally:
+            online._ask_bot = ask
+
+
 def bot_to_act(bot, slug):
     """A match stopped where its external bot is to act, the worker's task not run (lost)."""
-    match, progress = external_match(bot, slug=slug, move_seconds=60)
-    rng = random.Random(7)
-    while match.pk not in progress.to_move:
-        table = online.table_load(match)
-        turn = table.waits_for()
-        progress = online.seat_act(match_id=match.pk, position=turn,
-                                   action=rng.choice(table.state.view(turn)["legal_actions"])).progress
+    match, _ = external_match(bot, slug=slug, move_seconds=60)
+    to_the_bots_turn(match, random.Random(7))
     match.refresh_from_db()
     return match
 

@@ -25,7 +25,7 @@ from rest_framework.test import APIClient
 
 import engine
 from tournaments.models import Match, MatchAction
-from tournaments.services import online
+from tournaments.services import dispatch, online
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
@@ -117,7 +117,8 @@ def random_table(rng: random.Random, number: int) -> Table:
     for player in field:
         entry_add(tournament=tournament, player=player)
     _, progress = tournament_start(tournament=tournament)
-    online.online_matches_open(match_ids=list(progress.to_open))
+    # As the opening task does: the service's seats are sent to the workers (here: at once).
+    dispatch.send_progress(online.online_matches_open(match_ids=list(progress.to_open)))
     match = Match.objects.select_related("round__tournament").get(round__tournament=tournament)
     by_player = {seat.player_id: seat.position for seat in match.seats.all()}
     positions = {i: by_player[player.pk] for i, player in enumerate(field)}

@@ -482,9 +482,13 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
             raise NotFound(f"no match {pk}")
         data = self.valid(s.SeatActionSerializer)
         caller = self.caller
-        acted = online.seat_act(match_id=match_id, position=int(position), action=data["action"],
-                                idempotency_key=request.headers.get("Idempotency-Key", ""), actor=request.user,
-                                may_act=lambda player: rules.acts_for(caller, player))
+        try:
+            acted = online.seat_act(match_id=match_id, position=int(position), action=data["action"],
+                                    idempotency_key=request.headers.get("Idempotency-Key", ""), actor=request.user,
+                                    may_act=lambda player: rules.acts_for(caller, player))
+        except online.LateMove as late:
+            dispatch.send_progress(late.progress)  # the timeout policy it applied
+            raise
         dispatch.send_progress(acted.progress)
         return Response({"seq": acted.seq, "action": acted.action, "repeated": acted.repeated})
 

@@ -29,7 +29,7 @@ from tournaments import embedded
 
 PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
 OPEN_ONLINE = "tournaments.tasks.open_online_matches"  # the task that opens online matches
-MOVE_ONLINE = "tournaments.tasks.move_online_bots"  # the task that plays an online match's external bots
+MOVE_ONLINE = "tournaments.tasks.move_online_bots"  # the task that plays an online match's service turns
 SEND_WEBHOOKS = "tournaments.tasks.send_webhooks"  # the task that POSTs webhook deliveries
 
 
@@ -86,6 +86,13 @@ def split(match_ids: Iterable[int], *, pace: float | None = None, keep: bool = F
     return Split(kept=[], rest=chunks)
 
 
+def queued() -> bool:
+    """Whether the tasks sent now wait in a queue for a worker (a broker's, or the embedded
+    worker's thread), rather than run at once in the caller (eager): a long task then gives
+    its worker back now and then, by sending itself again."""
+    return bool(settings.CELERY_BROKER_URL) or embedded.active()
+
+
 def send(match_ids: Iterable[int]) -> None:
     """Send bot matches to the workers, in default-size batches, once the current transaction
     commits (at once outside one): a worker must find the rows."""
@@ -94,7 +101,7 @@ def send(match_ids: Iterable[int]) -> None:
 
 def send_progress(progress) -> None:
     """Send what a change made (a rounds.Progress): its bot matches to the workers to play, its
-    online matches to be opened, and those whose external bots are to move; once the current
+    online matches to be opened, and those whose bots are to move; once the current
     transaction commits."""
     send(progress.to_play)
     open_online(progress.to_open)
@@ -110,7 +117,7 @@ def open_online(match_ids: Iterable[int]) -> None:
 
 
 def move_online(match_ids: Iterable[int]) -> None:
-    """Have the workers play the external bots' turns of online matches (services.online.
+    """Have the workers play the service's turns of online matches (its bots': services.online.
     online_bots_move), one task per match, once the current transaction commits."""
     ids = sorted(set(match_ids))
     if ids:

@@ -6,24 +6,28 @@ A match of an ``online`` tournament with a seat that plays online (a person, or 
 actions chosen so far (``MatchAction`` rows) from the match's seed: nothing else is stored,
 and nothing a seat is not entitled to see leaves the engine except through ``view(seat)``.
 Each action is taken under the match's row lock, so two requests never move one match at
-once. Between online turns, the seats the service plays — built-in bots, and the fallback bot
-of a forfeited seat — move at once, in the same transaction, as bots.runner plays them (a
-failing bot forfeits its seat; forfeited seats rank last). An external bot (subprocess or
-HTTP: its author's program) may take seconds, so it is asked in a worker, one decision at a
-time, outside any lock (:func:`online_bots_move`). The last action records the match through
-services.recording, like a worker's result, and what that sets off comes back to the caller
-(rounds.Progress) to send.
+once. Between online turns, the seats the service plays — built-in bots, external bots
+(subprocess or HTTP: their authors' programs) and the fallback bot of a forfeited seat — are
+played by a worker (:func:`online_bots_move`), never in a person's request: the bots think
+outside any lock, each by its time (services.clocks for the service's own bots, their Limits
+for external ones), and what they chose is applied under the match's lock only if the match
+is still where they were asked (a failing bot forfeits its seat, as bots.runner rules;
+forfeited seats rank last). The last action records the match through services.recording,
+like a worker's result, and what that sets off comes back to the caller (rounds.Progress) to
+send.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 import traceback
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
@@ -32,10 +36,11 @@ from django.utils import timezone
 import bots
 import engine
 from bots.external import BotFailure, Limits
-from bots.runner import ForfeitPolicy, forfeit_places, refused
+from bots.runner import ForfeitPolicy, forfeit_places, refused, view_for
 from tournaments import events, limits, plain
 from tournaments.models import AuditEvent, Match, MatchAction, Player, Result, Round, Seat, Tournament
 
+from .clocks import bot_clock
 from .errors import ServiceError
 from .players import player_bot
 from .recording import Outcome, matches_record_results
@@ -48,9 +53,16 @@ BY_FALLBACK = "fallback"  # the fallback bot of a forfeited seat
 BY_TIMEOUT = "timeout"  # the tournament's timeout bot, for a seat whose time ran out
 
 DEADLINES_PER_RUN = 500  # matches one deadlines_expire takes on (the next beat takes the rest)
-# An external bot's turn has a watchdog: if no worker has moved it this long after its time
-# limits allow (the worker died, or the queue is that far behind), the move is sent again.
+# The service's turns have a watchdog: if no worker has moved them this long after their bots'
+# time allows (the worker died, or the queue is that far behind), the move is sent again.
 BOT_TURN_GRACE_SECONDS = 30
+# A worker plays the service's turns of an online match in runs: what its built-in and fallback
+# bots choose in at most RUN_SECONDS (or RUN_ACTIONS actions) is applied in one transaction,
+# then the next run; after TASK_SECONDS the match goes back to the queue, behind the other
+# tasks, so one long match (a Spacca il mazzo of bots, thousands of turns) shares the workers.
+RUN_SECONDS = 0.25
+RUN_ACTIONS = 500
+TASK_SECONDS = 5.0
 
 FALLBACK_BOT = ForfeitPolicy().fallback  # the bot that plays a forfeited seat, as in bots.runner
 
@@ -88,6 +100,18 @@ class Table:
         if turn is None or self.seats[turn].forfeit_reason or not self.seats[turn].player.is_external_bot:
             return None
         return turn
+
+    def service_turn(self) -> int | None:
+        """The seat to act now if the service plays it (a built-in or external bot, or the
+        fallback bot of a forfeited seat): a worker plays it (:func:`online_bots_move`); else
+        None (an online seat's turn, or the end)."""
+        turn = self.state.current_player()
+        if turn is None or self.waits_for() is not None:
+            return None
+        return turn
+
+    def forfeited(self) -> frozenset[int]:
+        return frozenset(seat.position for seat in self.seats if seat.forfeit_reason)
 
 
 def awaited(turn: int | None, seats: list[Seat], forfeited: set[int]) -> int | None:
@@ -222,10 +246,13 @@ def _match_statement():
     return sql, locked, match, rnd, tournament
 
 
-def match_read(match_id: int, *, lock: bool = False) -> Match | None:
+def match_read(match_id: int, *, lock: bool = False, skip_locked: bool = False) -> Match | None:
     """The match with its round and its tournament (one statement), its row locked until the
-    transaction ends if ``lock``; None: no such match."""
+    transaction ends if ``lock``; None: no such match, or (``skip_locked``) its row is locked
+    by another transaction, which a periodic task leaves to it rather than wait."""
     sql, locked, match, rnd, tournament = plain.made("online.match", _match_statement)
+    if lock and skip_locked and connection.features.has_select_for_update_skip_locked:
+        locked += " SKIP LOCKED"
     row = plain.row(locked if lock else sql, [match_id])
     if row is None:
         return None
@@ -273,11 +300,14 @@ def _seats_and_actions(match: Match, first: int) -> tuple[list[Seat], list]:
     return seats, actions
 
 
-def _locked(match_id: int, *, finished_ok: bool = False) -> Table:
+def _locked(match_id: int, *, finished_ok: bool = False, skip_locked: bool = False) -> Table:
     """The match as it stands, its row locked, refused unless it is an online match still to
-    be played (or, ``finished_ok``, already over)."""
-    match = match_read(match_id, lock=True)
+    be played (or, ``finished_ok``, already over); with ``skip_locked``, refused at once
+    (conflict) when another transaction holds it."""
+    match = match_read(match_id, lock=True, skip_locked=skip_locked)
     if match is None:
+        if skip_locked and Match.objects.filter(pk=match_id).exists():
+            raise ServiceError(f"match {match_id} is being changed", "match", code="conflict")
         raise ServiceError(f"no match {match_id}", "match", code="not_found")
     if not match.round.tournament.online:
         raise ServiceError(NOT_ONLINE, "match", code="conflict")
@@ -306,37 +336,17 @@ def _store(table: Table, by: str, seat: int, action: dict, key: str = "") -> int
 
 
 def _advance(table: Table) -> Progress:
-    """Play the service's turns (built-in bots, and fallback bots of forfeited seats) until an
-    online seat must act, an external bot must (the match returned in ``to_move``, for a
-    worker to ask it), or the match is over; then start that seat's clock. A built-in bot that
-    fails forfeits its seat, as in bots.runner."""
-    state = table.state
-    while (turn := state.current_player()) is not None:
-        if table.waits_for() is not None:
-            _await(table, turn)
-            return NOTHING
-        if table.external_turn() is not None:
-            _await_bot(table, turn)
-            return Progress(to_move=(table.match.pk,))
-        seat = table.seats[turn]
-        # Each decision's bot is made afresh, seeded by the match, the seat and the decision:
-        # the same match always plays the same way, whichever request moves it.
-        seed = derive_seed(table.match.seed, "online", turn, table.actions)
-        if not seat.forfeit_reason:
-            try:
-                bot = player_bot(seat.player, game=table.tournament.game, seed=seed)
-                action = bot.act(state.view(turn))
-                state.apply(action)
-            except Exception as exc:  # noqa: BLE001 - whatever a bot does wrong, as bots.runner
-                # never stops the match: its seat is forfeited and the fallback plays it.
-                detail = exc.message if isinstance(exc, ServiceError) else f"{type(exc).__name__}: {exc}"
-                _forfeit(table, turn, "illegal" if isinstance(exc, engine.IllegalAction) else "exception", detail)
-            else:
-                _store(table, BY_BOT, turn, action)
-                continue
-        fallback = bots.create(FALLBACK_BOT, game=table.tournament.game, seed=seed)
-        _record(table, BY_FALLBACK, turn, fallback.act(state.view(turn)))
-    return NOTHING
+    """Start the clock of whoever acts next: an online seat (the tournament's clock), or the
+    service (the match returned in ``to_move``, for a worker to play its bots' turns:
+    :func:`online_bots_move`), or nobody (the match is over)."""
+    turn = table.state.current_player()
+    if turn is None:
+        return NOTHING
+    if table.waits_for() is not None:
+        _await(table, turn)
+        return NOTHING
+    _await_service(table, turn)
+    return Progress(to_move=(table.match.pk,))
 
 
 def _await(table: Table, seat: int | None) -> None:
@@ -353,13 +363,18 @@ def _await(table: Table, seat: int | None) -> None:
     _set_clock(table, seat, deadline, since)
 
 
-def _await_bot(table: Table, seat: int, now=None) -> None:
-    """The match now waits for a worker to ask the external bot at ``seat``. No online seat is
-    awaited; the deadline is the watchdog's: the bot's own time limits (start-up, decision, all
-    of its bank) and BOT_TURN_GRACE_SECONDS, after which deadlines_expire sends the move again."""
-    limits = Limits.of(table.seats[seat].player.bot_config.get("limits"))
-    seconds = limits.startup + limits.decision + limits.bank + BOT_TURN_GRACE_SECONDS
-    _set_clock(table, None, (now or timezone.now()) + timedelta(seconds=seconds), None)
+def _await_service(table: Table, seat: int, now=None) -> None:
+    """The match now waits for a worker to play the service's turn at ``seat``. No online seat
+    is awaited; the deadline is the watchdog's: what the bots may take for it (an external
+    bot's own limits, start-up, decision and all of its bank; a run of the service's own bots)
+    and BOT_TURN_GRACE_SECONDS, after which deadlines_expire sends the move again."""
+    player = table.seats[seat].player
+    if player.is_external_bot and not table.seats[seat].forfeit_reason:
+        limits = Limits.of(player.bot_config.get("limits"))
+        seconds = limits.startup + limits.decision + limits.bank
+    else:
+        seconds = RUN_SECONDS + settings.BOT_DECISION_SECONDS + settings.BOT_OVERRUN_SECONDS
+    _set_clock(table, None, (now or timezone.now()) + timedelta(seconds=seconds + BOT_TURN_GRACE_SECONDS), None)
 
 
 def _set_clock(table: Table, seat: int | None, deadline, since) -> None:
@@ -400,21 +415,25 @@ def _announce(table: Table) -> None:
     events.publish_on_commit([events.match_channel(table.match.pk), *map(events.user_channel, owners)])
 
 
-def deadlines_expire(*, now=None) -> Progress:
-    """Apply the timeout policy to every online match whose seat to act has run out of time:
-    with the tournament's ``timeout_bot``, that bot plays the move (the seat plays on); without
-    one, the seat is forfeited ("timeout": the fallback bot plays it to the end, it ranks last).
-    Each match is taken under its row lock and only if its deadline is still passed, so a
-    timeout is applied once however many times this runs (two beats, a worker killed half
-    way). Returns the rounds the matches it finished closed and made."""
+def deadlines_expire(*, now=None, match_ids=None) -> Progress:
+    """Apply the timeout policy to every online match whose seat to act has run out of time
+    (``match_ids``: of these matches only): with the tournament's ``timeout_bot``, that bot
+    plays the move at once (the seat plays on); without one, the seat is forfeited
+    ("timeout": the fallback bot plays it to the end, it ranks last). A service's turn whose
+    watchdog ran out is sent to the workers again. Each match is taken under its row lock and
+    only if its deadline is still passed, so a timeout is applied once however many times this
+    runs (two beats, a worker killed half way); a match another transaction holds is left for
+    the next run, never waited for (a periodic task must not queue behind a request). Returns
+    the rounds the matches it finished closed and made, and the matches for the workers."""
     now = now or timezone.now()
     progress = NOTHING
-    due = list(Match.objects.filter(deadline_at__lte=now, status=Match.Status.RUNNING)
-               .order_by("deadline_at").values_list("pk", flat=True)[:DEADLINES_PER_RUN])
-    for match_id in due:
+    due = Match.objects.filter(deadline_at__lte=now, status=Match.Status.RUNNING)
+    if match_ids is not None:
+        due = due.filter(pk__in=match_ids)
+    for match_id in list(due.order_by("deadline_at").values_list("pk", flat=True)[:DEADLINES_PER_RUN]):
         with transaction.atomic():
             try:
-                table = _locked(match_id)
+                table = _locked(match_id, skip_locked=True)
             except ServiceError:
                 continue
             match = table.match
@@ -422,27 +441,36 @@ def deadlines_expire(*, now=None) -> Progress:
                 continue  # moved meanwhile: the new deadline is the seat's own
             turn = table.waits_for()
             if turn is None:
-                if (bot := table.external_turn()) is not None:
-                    # No worker has asked the bot in all the time its limits allow: the one
-                    # sent is lost or dead. Send it again (a late one finds the match moved).
-                    _await_bot(table, bot, now)
+                if (service := table.service_turn()) is not None:
+                    # No worker has played the service's turn in all the time its bots are
+                    # allowed: the message sent is lost, or its worker dead. Send it again (a
+                    # late one finds the match moved and applies nothing).
+                    _await_service(table, service, now)
                     progress += Progress(to_move=(match.pk,))
                 continue
             _charge(table, turn, now)  # its bank, if any, is spent
             policy_bot = table.tournament.timeout_bot
-            seed = derive_seed(match.seed, "timeout", turn, table.actions)
             if policy_bot:
-                _record(table, BY_TIMEOUT, turn, bots.create(policy_bot, game=table.tournament.game, seed=seed)
-                        .act(table.state.view(turn)))
+                _record(table, BY_TIMEOUT, turn, _timeout_move(table, turn))
             else:
                 _forfeit(table, turn, "timeout", f"no action within {table.tournament.move_seconds} s"
                          + (" and its bank" if table.tournament.bank_seconds else ""))
             AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, action="move_timeout",
                                       detail={"seat": turn, "policy": policy_bot or "forfeit"})
-            progress += _advance(table)  # the next seat's clock, or the end (which stops the clock)
+            progress += _advance(table)  # the next seat's clock, or the service's turn, or the end
             progress += _finish_if_over(table)
             _announce(table)
     return progress
+
+
+def _timeout_move(table: Table, turn: int) -> dict:
+    """The tournament's timeout bot's move for the seat at ``turn``, chosen at once: it moves
+    under the match's lock, so it is given no time to think (a bot that searches plays its
+    rollout policy's move; the service accepts only bots that do not search)."""
+    bot = bots.create(table.tournament.timeout_bot, game=table.tournament.game,
+                      seed=derive_seed(table.match.seed, "timeout", turn, table.actions))
+    bot.deadline = time.monotonic()
+    return bot.act(view_for(table.state, turn))
 
 
 def _forfeit(table: Table, position: int, reason: str, detail: str) -> None:
@@ -506,22 +534,29 @@ def online_matches_open(*, match_ids: list[int]) -> Progress:
     return progress
 
 
-def online_bots_move(*, match_id: int) -> Progress:
-    """Play an online match's external bots (subprocess and HTTP: their authors' programs) for
-    as long as it is their turn, as a worker does once a request or another turn sends it here
-    (Progress.to_move); once the match is over, send its HTTP bots ``finish``.
+def online_bots_move(*, match_id: int, seconds: float | None = None) -> Progress:
+    """Play an online match's service turns — its built-in bots, its external bots and the
+    fallback bots of its forfeited seats — for as long as it is their turn, as a worker does
+    once a move, an opening, a forfeit or a timeout sends it here (Progress.to_move); once the
+    match is over, send its HTTP bots ``finish``. With ``seconds``, stop after about that long
+    and return the match in ``to_move`` to be sent again: a worker shares itself between the
+    matches waiting for it (None: play on to the next online turn, as an eager caller does).
 
-    Each decision is one question to the bot, outside any transaction (a bot may take its
-    whole time bank, and no request waits on the match's lock meanwhile), then the answer is
-    applied under the lock only if the match is still where it was asked: a second run of the
-    same task, or a watchdog's resend, finds it moved and applies nothing. The bot plays by
-    its own limits, whose time bank is kept on its seat between decisions; a bot that breaks
-    them, fails or answers an illegal action forfeits its seat, as in bots.runner, and the
-    fallback bot plays it. An HTTP bot keeps the match between requests: it has ``start`` once
-    and ``finish`` at the end, with one match id throughout. A subprocess is started for each
-    decision (``start``, then one ``act``): the match may wait for people for hours between
-    its turns, and no process is kept that long."""
+    The bots think outside any transaction (no request waits on the match's lock meanwhile),
+    each by its time: the service's own bots as services.clocks allows (their match time kept
+    on their seats), an external bot by its own limits (its time bank kept on its seat). What
+    they chose is applied under the lock only if the match is still where they were asked: a
+    second run of the same task, or a watchdog's resend, finds it moved and applies nothing.
+    A bot that breaks its limits, fails or answers an illegal action forfeits its seat, as in
+    bots.runner, and the fallback bot plays it.
+
+    The service's own bots play in runs (:func:`_run`: RUN_SECONDS or RUN_ACTIONS, one
+    transaction each); an external bot is asked one decision at a time. An HTTP bot keeps the
+    match between requests: it has ``start`` once and ``finish`` at the end, with one match id
+    throughout. A subprocess is started for each decision (``start``, then one ``act``): the
+    match may wait for people for hours between its turns, and no process is kept that long."""
     progress = NOTHING
+    stop_at = None if seconds is None else time.monotonic() + seconds
     while True:
         table = _unlocked(match_id)
         if table is None:
@@ -529,36 +564,114 @@ def online_bots_move(*, match_id: int) -> Progress:
         if table.match.status == Match.Status.FINISHED:
             _tell_finish(table)
             return progress
-        turn = table.external_turn()
+        turn = table.service_turn()
         if turn is None:
             return progress
-        asked_at = table.actions
-        action, failure, bank = _ask_bot(table, turn)
+        asked_at, forfeited = table.actions, table.forfeited()
+        if table.external_turn() is not None:
+            action, failure, bank = _ask_bot(table, turn)
+            plan = [_Step(turn, BY_BOT, action, failure, bank)]
+        else:
+            plan = _run(table)
         with transaction.atomic():
             try:
                 table = _locked(match_id)
             except ServiceError:
                 return progress  # over, or its tournament cancelled meanwhile
-            if table.actions != asked_at or table.external_turn() != turn:
-                return progress  # another run moved it: this answer is stale
-            seat = table.seats[turn]
-            if failure is None:
-                try:
-                    _record(table, BY_BOT, turn, action)
-                except engine.IllegalAction as exc:
-                    failure = BotFailure(*refused(action, exc))
-                except Exception:  # noqa: BLE001 - junk the engine cannot even compare
-                    failure = BotFailure(*refused(action))
-            if failure is not None:
-                _forfeit(table, turn, failure.reason, failure.detail)
-            elif seat.bank_left != bank:
-                seat.bank_left = bank
-                Seat.objects.filter(pk=seat.pk).update(bank_left=bank)
+            if table.actions != asked_at or table.forfeited() != forfeited:
+                return progress  # another run moved it, or a seat was forfeited: this plan is stale
+            for step in plan:
+                _play_step(table, step)
             step = _advance(table)
             progress += _finish_if_over(table)
             _announce(table)
         if not step.to_move:
             return progress  # an online seat's turn, or the end (whose finish is in progress)
+        if stop_at is not None and time.monotonic() >= stop_at:
+            return progress + step  # the rest after the other tasks waiting for a worker
+
+
+@dataclass(frozen=True)
+class _Step:
+    """One decision of the service's seats, chosen outside the lock: the seat's action (None if
+    its bot failed: ``failure``), who chose it, and the bot's time left after it (an external
+    bot's bank, a built-in bot's match time; None: unchanged)."""
+
+    seat: int
+    by: str
+    action: object
+    failure: BotFailure | None = None
+    time_left: float | None = None
+
+
+def _play_step(table: Table, step: _Step) -> None:
+    """Apply a step chosen outside the lock to the locked ``table``: the action (an illegal
+    one forfeits the seat), or the bot's failure (a forfeit); the bot's time left onto its
+    seat."""
+    seat = table.seats[step.seat]
+    failure = step.failure
+    if failure is None:
+        try:
+            _record(table, step.by, step.seat, step.action)
+        except engine.IllegalAction as exc:
+            failure = BotFailure(*refused(step.action, exc))
+        except Exception:  # noqa: BLE001 - junk the engine cannot even compare
+            failure = BotFailure(*refused(step.action))
+    if failure is not None:
+        _forfeit(table, step.seat, failure.reason, failure.detail)
+    elif step.time_left is not None and seat.bank_left != step.time_left:
+        seat.bank_left = step.time_left
+        Seat.objects.filter(pk=seat.pk).update(bank_left=step.time_left)
+
+
+def _run(table: Table) -> list[_Step]:
+    """A run of the service's own turns from where ``table`` stands (its state is played on):
+    built-in bots and fallback bots, one after another, until an online seat's or an external
+    bot's turn, the end, RUN_ACTIONS actions or RUN_SECONDS. Each decision's bot is made
+    afresh, seeded by the match, the seat and the decision, so the match plays the same
+    whichever worker plays it; a built-in bot thinks by its clock (services.clocks: its match
+    time kept on its seat), and one that fails or overruns ends the run with its forfeit."""
+    state, steps = table.state, []
+    ends = time.monotonic() + RUN_SECONDS
+    left = {seat.position: seat.bank_left for seat in table.seats}
+    while len(steps) < RUN_ACTIONS and (not steps or time.monotonic() < ends):
+        turn = state.current_player()
+        if turn is None or awaited(turn, table.seats, table.forfeited()) is not None:
+            break
+        seat = table.seats[turn]
+        if not seat.forfeit_reason and seat.player.is_external_bot:
+            break  # asked one decision at a time, by online_bots_move
+        seed = derive_seed(table.match.seed, "online", turn, table.actions + len(steps))
+        if seat.forfeit_reason:
+            action = bots.create(FALLBACK_BOT, game=table.tournament.game, seed=seed).act(view_for(state, turn))
+            steps.append(_Step(turn, BY_FALLBACK, action))
+            state.apply(action)
+            continue
+        clock = bot_clock(len(table.seats), left[turn])
+        try:
+            bot = player_bot(seat.player, game=table.tournament.game, seed=seed)
+            allowance = clock.start(bot)
+            began = time.perf_counter()
+            action = bot.act(view_for(state, turn))
+            late = clock.charge(time.perf_counter() - began, allowance)
+            if late is not None:
+                raise BotFailure("timeout", late)
+            state.apply(action)
+        except Exception as exc:  # noqa: BLE001 - whatever a bot does wrong, as bots.runner:
+            # never stops the match: its seat is forfeited (when the run is applied) and the
+            # fallback plays it from the next run on.
+            if isinstance(exc, BotFailure):
+                failure = exc
+            elif isinstance(exc, engine.IllegalAction):
+                failure = BotFailure(*refused(action, exc))
+            else:
+                failure = BotFailure("exception", exc.message if isinstance(exc, ServiceError)
+                                     else f"{type(exc).__name__}: {exc}")
+            steps.append(_Step(turn, BY_BOT, None, failure))
+            break
+        left[turn] = clock.left
+        steps.append(_Step(turn, BY_BOT, action, time_left=clock.left))
+    return steps
 
 
 def _unlocked(match_id: int) -> Table | None:
@@ -658,6 +771,7 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
                 raise ServiceError("only the seat's player's owner acts for it", code="forbidden")
             try:
                 _check_turn(table, seat, position)
+                _check_deadline(table, position, now)
                 seq = _record(table, BY_SEAT, position, action, idempotency_key)
             except (ServiceError, engine.IllegalAction) as exc:
                 if idempotency_key and (first := _keyed(match_id, position, idempotency_key, action)) is not None:
@@ -674,6 +788,29 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
         if idempotency_key and (first := _keyed(match_id, position, idempotency_key, action)) is not None:
             return first
         raise
+    except LateMove as late:
+        # The time ran out and nobody has applied its policy yet (the clocks' beat is late or
+        # stopped): the move that came too late applies it, then is refused.
+        raise LateMove(late.message, deadlines_expire(now=now, match_ids=[match_id])) from None
+
+
+class LateMove(ServiceError):
+    """A move that came after its seat's deadline (conflict). ``progress``: what applying the
+    timeout policy then set off, for the caller to send before it answers the refusal."""
+
+    def __init__(self, message: str, progress: Progress = NOTHING) -> None:
+        super().__init__(message, "deadline_at", code="conflict")
+        self.progress = progress
+
+
+def _check_deadline(table: Table, position: int, now) -> None:
+    """Refuse (:class:`LateMove`) a move that comes after the awaited seat's deadline, whatever
+    the clocks' periodic check has done yet: the timeout policy applies instead."""
+    match = table.match
+    if match.deadline_at is not None and match.awaiting_seat == position and now > match.deadline_at:
+        policy = (f"the timeout bot ({table.tournament.timeout_bot}) plays it" if table.tournament.timeout_bot
+                  else "the seat is forfeited")
+        raise LateMove(f"this move came after its deadline, {match.deadline_at.isoformat()}: {policy}")
 
 
 def _check_turn(table: Table, seat: Seat, position: int) -> None:
@@ -725,8 +862,10 @@ def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Pr
         _announce(table)
         if match.status == Match.Status.PENDING:
             return NOTHING  # the fallback bot plays the seat from the match's opening
-        if table.state.current_player() != position:
+        if table.state.current_player() != position and table.service_turn() is None:
             return NOTHING  # the fallback plays the seat from its next turn; the seat awaited keeps its clock
+        # Its turn (the fallback's now), or the service's, whose run in progress this forfeit
+        # makes stale: the workers play on from here.
         return _advance(table) + _finish_if_over(table)
 
 

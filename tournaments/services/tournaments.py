@@ -127,6 +127,10 @@ def _check_settings(*, game, table_size, options, format, format_config, duplica
     if (move_seconds is not None or timeout_bot) and not online:
         raise ServiceError("move_seconds and timeout_bot are online play's clock: set online too", "online")
     if timeout_bot:
+        if timeout_bot in limits.SEARCH_BOTS:
+            # It moves when a clock runs out, under the match's lock, given no time to think.
+            raise ServiceError(f"timeout_bot must be a bot that does not search (it moves at once when a seat's "
+                               f"time runs out), not {timeout_bot}", "timeout_bot")
         problem = builtin_problem({"bot": timeout_bot}, game)
         if problem:
             raise ServiceError(problem, "timeout_bot")

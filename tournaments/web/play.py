@@ -176,6 +176,9 @@ def _act(request, match: Match, position: int) -> ServiceError | None:
         acted = online.seat_act(match_id=match.pk, position=position, action=action,
                                 idempotency_key=request.POST.get("key", "")[:64], actor=request.user,
                                 may_act=lambda player: rules.acts_for(caller, player))
+    except online.LateMove as exc:
+        dispatch.send_progress(exc.progress)  # the timeout policy it applied
+        return exc
     except ServiceError as exc:
         return exc
     dispatch.send_progress(acted.progress)

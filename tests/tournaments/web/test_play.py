@@ -23,7 +23,7 @@ from tournaments.web import tables
 from ..helpers import bot_players, make_tournament, play_out
 from .pages import body, text
 
-pytestmark = [pytest.mark.django_db]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("service_turns")]
 
 CARD = re.compile(r'data-card="([^"]+)"')
 
