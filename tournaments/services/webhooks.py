@@ -12,13 +12,15 @@ A delivery is claimed before it is sent and its outcome recorded after, each in 
 transaction, so a task run twice sends nothing twice; a worker killed between the POST and the
 record leaves the claim to run out and the delivery is sent again (at least once: receivers
 deduplicate on X-Mazziere-Delivery). URLs are held to the HTTP bots' rule: public addresses
-only (HTTP_BOTS_ALLOWED_HOSTS lists exceptions), checked at every connection.
+only (HTTP_BOTS_ALLOWED_HOSTS lists exceptions), checked when a URL is set and at every
+connection; redirects are not followed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import secrets
 import time
@@ -32,13 +34,13 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from bots.external.http import host_may_be_public, opener
+from bots.external.http import REDIRECT_REFUSED, failure, opener
 from tournaments import limits
 from tournaments.models import Match, Round, Tournament, Webhook, WebhookDelivery
 
 from . import dispatch
 from .errors import ServiceError
-from .players import public_only
+from .players import check_public_url, public_only
 
 EVENTS = tuple(Webhook.Event.values)
 PING = "ping"  # the test event a webhook's owner sends to check the receiver
@@ -57,10 +59,7 @@ SIGNATURE_TOLERANCE = 300  # seconds: what docs/api.md tells receivers to accept
 
 def _check_url(url) -> str:
     limits.check_http_url(url, "url", "url")
-    host = limits.url_host(url)
-    if public_only(host) and not host_may_be_public(host):
-        raise ServiceError(f"url: {host} is not a public address; webhooks are sent to the public internet only "
-                           "(HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "url")
+    check_public_url(url, "url", "url", "webhooks are sent to the public internet only")
     return url
 
 
@@ -236,21 +235,24 @@ def _claim(delivery_ids: list[int] | None, now: datetime) -> list[WebhookDeliver
 
 
 def _post(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
-    """POST the delivery: (status code or None, the answer's start, the error)."""
+    """POST the delivery: (status code or None, the answer's start, the error). The error is
+    in the receiver's terms (bots.external.http.failure): never a traceback, a file of ours,
+    or the address a name resolved to. A redirect is an answer like any other not 2xx."""
     hook = delivery.webhook
     body = json.dumps(delivery.payload, separators=(",", ":")).encode()
     stamp = str(int(time.time()))
-    request = urllib.request.Request(hook.url, data=body, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "Mazziere-Webhooks/1",
-        "X-Mazziere-Event": delivery.event, "X-Mazziere-Delivery": str(delivery.delivery_id),
-        "X-Mazziere-Timestamp": stamp, "X-Mazziere-Signature": signature(hook.secret, stamp, body)})
     try:
+        request = urllib.request.Request(hook.url, data=body, method="POST", headers={
+            "Content-Type": "application/json", "User-Agent": "Mazziere-Webhooks/1",
+            "X-Mazziere-Event": delivery.event, "X-Mazziere-Delivery": str(delivery.delivery_id),
+            "X-Mazziere-Timestamp": stamp, "X-Mazziere-Signature": signature(hook.secret, stamp, body)})
         with opener(public_only(limits.url_host(hook.url))).open(request, timeout=TIMEOUT_SECONDS) as answer:
             return answer.status, answer.read(ANSWER_KEPT).decode("utf-8", "replace"), ""
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.read(ANSWER_KEPT).decode("utf-8", "replace"), ""
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        return None, "", str(getattr(exc, "reason", exc))[:ANSWER_KEPT]
+        error = REDIRECT_REFUSED if 300 <= exc.code < 400 else ""
+        return exc.code, exc.read(ANSWER_KEPT).decode("utf-8", "replace"), error
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # URLError is an OSError
+        return None, "", failure(exc)[:ANSWER_KEPT]
 
 
 def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str, now: datetime) -> None:
