@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tournaments.models import Match, Tournament, WebhookDelivery
+from tournaments.models import Match, Tournament, Webhook, WebhookDelivery
 from tournaments.services import webhooks
 from tournaments.services.leagues import league_create, league_join, season_start
 from tournaments.services.tokens import token_create
@@ -322,6 +322,73 @@ def test_a_receiver_that_redirects_is_not_followed_even_from_an_allowed_host(rec
     assert "redirect" in delivery.log[0]["error"]
 
 
+def test_a_removed_co_organiser_loses_their_webhooks_on_the_event(receiver):
+    hook_receiver = receiver()
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="removed")
+    olga = organiser_of(tournament)
+    cora = APIClient()
+    cora.force_login(get_user_model().objects.create_user("cora"))
+    assert olga.post(f"/api/tournaments/{tournament.pk}/organisers/", {"username": "cora"},
+                     format="json").status_code == 201
+    theirs = subscribe(cora, hook_receiver.url, tournament=tournament.pk)
+    hers = subscribe(olga, hook_receiver.url, tournament=tournament.pk)
+    webhooks.webhook_ping(webhook=Webhook.objects.get(pk=theirs["id"]))  # queued, not yet sent
+    assert olga.delete(f"/api/tournaments/{tournament.pk}/organisers/cora/").status_code == 204
+    assert not Webhook.objects.filter(pk=theirs["id"]).exists()
+    assert cora.get("/api/webhooks/").json()["results"] == []
+    assert cora.patch(f"/api/webhooks/{theirs['id']}/", {"active": True}, format="json").status_code == 404
+    assert cora.post(f"/api/webhooks/{theirs['id']}/ping/").status_code == 404
+    play_out(tournament)
+    webhooks.deliveries_send()
+    assert set(WebhookDelivery.objects.values_list("webhook_id", flat=True)) == {hers["id"]}
+    assert len(hook_receiver.got) == WebhookDelivery.objects.count() > 0  # the owner's only
+
+
+def test_a_co_organiser_removed_from_a_league_loses_their_webhooks_on_it_and_its_divisions(receiver):
+    league = league_create(name="Lega", slug="lega-removed", game="sette_e_mezzo", table_size=3, division_size=5,
+                           round_interval=timedelta(days=1), promote=1, relegate=1, options={"hands": 1})
+    for player in bot_players(6):
+        league_join(league=league, player=player)
+    lea = get_user_model().objects.create_user("lea")
+    league.owner = lea
+    league.save(update_fields=["owner"])
+    owner, cora = APIClient(), APIClient()
+    owner.force_login(lea)
+    cora.force_login(get_user_model().objects.create_user("cora"))
+    assert owner.post(f"/api/leagues/{league.pk}/organisers/", {"username": "cora"}, format="json").status_code == 201
+    season, _ = season_start(league=league)
+    division = season.divisions.first()
+    url = receiver().url
+    subscribe(cora, url, league=league.pk)
+    subscribe(cora, url, tournament=division.pk)
+    kept = subscribe(owner, url, tournament=division.pk)
+    assert owner.delete(f"/api/leagues/{league.pk}/organisers/cora/").status_code == 204
+    assert list(Webhook.objects.values_list("pk", flat=True)) == [kept["id"]]
+
+
+def test_a_webhook_whose_owner_no_longer_organises_its_event_is_told_nothing_and_cannot_be_changed(receiver):
+    hook_receiver = receiver()
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="handed-over")
+    olga = organiser_of(tournament)
+    made = subscribe(olga, hook_receiver.url, tournament=tournament.pk)
+    hook = Webhook.objects.get(pk=made["id"])
+    queued = webhooks.webhook_ping(webhook=hook)
+    # The tournament is handed to someone else (as the admin may): olga no longer organises it.
+    tournament.owner = get_user_model().objects.create_user("nora")
+    tournament.save(update_fields=["owner"])
+    assert olga.patch(f"/api/webhooks/{hook.pk}/", {"url": "https://hooks.example.org/y"},
+                      format="json").status_code == 403
+    assert olga.post(f"/api/webhooks/{hook.pk}/ping/").status_code == 403
+    assert olga.post(f"/api/webhooks/{hook.pk}/deliveries/{queued.pk}/redeliver/").status_code == 403
+    webhooks.deliveries_send()
+    queued.refresh_from_db()
+    assert hook_receiver.got == [] and queued.status == "failed"
+    assert "no longer organises" in queued.log[0]["error"]
+    play_out(tournament)
+    assert list(WebhookDelivery.objects.values_list("pk", flat=True)) == [queued.pk]  # told nothing new
+    assert olga.delete(f"/api/webhooks/{hook.pk}/").status_code == 204  # but she may still delete it
+
+
 def test_only_an_events_organisers_subscribe_and_each_account_sees_its_own(receiver):
     tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="mine")
     olga = organiser_of(tournament)
@@ -354,6 +421,7 @@ def test_a_leagues_webhook_hears_every_divisions_events(receiver):
     for player in bot_players(6):
         league_join(league=league, player=player)
     owner = get_user_model().objects.create_user("lea")
+    league.organisers.add(owner)  # one who may follow it
     webhooks.webhook_create(owner=owner, url=hook_receiver.url, events=["round.published"], league=league)
     season, _ = season_start(league=league)
     webhooks.deliveries_send()

@@ -13,7 +13,9 @@ transaction, so a task run twice sends nothing twice; a worker killed between th
 record leaves the claim to run out and the delivery is sent again (at least once: receivers
 deduplicate on X-Mazziere-Delivery). URLs are held to the HTTP bots' rule: public addresses
 only (HTTP_BOTS_ALLOWED_HOSTS lists exceptions), checked when a URL is set and at every
-connection; redirects are not followed.
+connection; redirects are not followed. A webhook is told of its event only while its owner may
+follow it (tournaments.permissions.follows_webhooks): removing a co-organiser deletes their
+webhooks on the event, and a delivery queued for an owner who lost the event is not sent.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from bots.external.http import REDIRECT_REFUSED, failure, opener
-from tournaments import limits
-from tournaments.models import Match, Round, Tournament, Webhook, WebhookDelivery
+from tournaments import limits, permissions as rules
+from tournaments.models import League, Match, Round, Tournament, Webhook, WebhookDelivery
 
 from . import dispatch
 from .errors import ServiceError
@@ -52,6 +54,7 @@ BACKOFF = (10, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600)
 MAX_ATTEMPTS = len(BACKOFF) + 1
 SEND_BATCH = 100  # deliveries one run sends at most (the next beat sends the rest)
 ANSWER_KEPT = 500  # characters of each answer kept in the delivery's log
+UNFOLLOWED = "not sent: the webhook's owner no longer organises its event"
 SIGNATURE_TOLERANCE = 300  # seconds: what docs/api.md tells receivers to accept
 
 
@@ -100,15 +103,29 @@ def webhook_update(*, webhook: Webhook, url: str | None = None, events: list[str
     return webhook
 
 
+def webhooks_unfollowed_delete(*, owner, event) -> None:
+    """Delete ``owner``'s webhooks on ``event`` (a league: and on its divisions) that they may
+    no longer follow (rules.follows_webhooks), with their deliveries: what removing a
+    co-organiser ends, in its transaction."""
+    if isinstance(event, Tournament):
+        on_event = Q(tournament=event)
+    elif isinstance(event, League):
+        on_event = Q(league=event) | Q(tournament__season__league=event)
+    else:
+        return  # a rating ladder has no webhooks
+    Webhook.objects.filter(on_event, owner=owner).exclude(rules.follows_webhooks()).delete()
+
+
 # --- events -----------------------------------------------------------------------------------
 
 def _subscribed(tournament_ids: Iterable[int]) -> dict[int, list[Webhook]]:
-    """The active webhooks following each tournament, directly or through its league: one
-    query (a league's webhook comes once for each of its divisions asked of)."""
+    """The active webhooks following each tournament, directly or through its league, whose
+    owner may follow it: one query (a league's webhook comes once for each of its divisions
+    asked of)."""
     ids = set(tournament_ids)
     if not ids:
         return {}
-    rows = (Webhook.objects.filter(active=True)
+    rows = (Webhook.objects.filter(rules.follows_webhooks(), active=True)
             .filter(Q(tournament_id__in=ids) | Q(league__seasons__divisions__id__in=ids))
             .annotate(division=F("league__seasons__divisions__id")).order_by("pk"))
     by_tournament: dict[int, list[Webhook]] = {}
@@ -255,7 +272,10 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
         return None, "", failure(exc)[:ANSWER_KEPT]
 
 
-def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str, now: datetime) -> None:
+def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str, now: datetime,
+            *, final: bool = False) -> None:
+    """Log an attempt: a 2xx delivers it; otherwise it is tried again after BACKOFF, unless it
+    was the last attempt or ``final`` (not to be tried again): then it has failed."""
     with transaction.atomic():
         row = WebhookDelivery.objects.select_for_update().filter(
             pk=delivery.pk, status=WebhookDelivery.Status.SENDING).first()
@@ -267,7 +287,7 @@ def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str
         row.claimed_until = None
         if code is not None and 200 <= code < 300:
             row.status, row.delivered_at = WebhookDelivery.Status.DELIVERED, now
-        elif row.attempts >= MAX_ATTEMPTS:
+        elif final or row.attempts >= MAX_ATTEMPTS:
             row.status = WebhookDelivery.Status.FAILED
         else:
             row.status = WebhookDelivery.Status.PENDING
@@ -279,11 +299,17 @@ def deliveries_send(*, delivery_ids: list[int] | None = None, now: datetime | No
     """Send the deliveries due (of ``delivery_ids``, or every one due: the beat's retries):
     each claimed, POSTed outside any transaction, and its outcome recorded — a 2xx delivers
     it; anything else (an error status, no answer in TIMEOUT_SECONDS, a refused or private
-    address) is retried after BACKOFF, and after MAX_ATTEMPTS it has failed. Returns how many
-    were sent."""
+    address) is retried after BACKOFF, and after MAX_ATTEMPTS it has failed. A delivery whose
+    webhook's owner may no longer follow its event is not sent: it has failed (UNFOLLOWED).
+    Returns how many were claimed."""
     now = now or timezone.now()
     rows = _claim(delivery_ids, now)
+    following = set(Webhook.objects.filter(rules.follows_webhooks(), pk__in={r.webhook_id for r in rows})
+                    .values_list("pk", flat=True))
     for row in rows:
-        code, answer, error = _post(row)
-        _record(row, code, answer, error, now)
+        if row.webhook_id in following:
+            code, answer, error = _post(row)
+            _record(row, code, answer, error, now)
+        else:
+            _record(row, None, "", UNFOLLOWED, now, final=True)
     return len(rows)
