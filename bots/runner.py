@@ -22,7 +22,6 @@ all broke the rules of the arena the same way).
 from __future__ import annotations
 
 import time
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -199,8 +198,8 @@ def play_match(
                 _start(seats[seat], seat, state)
             except BotFailure as exc:
                 forfeit(seat, exc.reason, exc.detail)
-            except Exception:
-                forfeit(seat, "exception", traceback.format_exc())
+            except Exception as exc:
+                forfeit(seat, "exception", raised(exc))
 
         while not state.is_over():
             seat = state.current_player()
@@ -215,11 +214,11 @@ def play_match(
                 spent[seat] += time.perf_counter() - began
                 forfeit(seat, exc.reason, exc.detail)
                 continue
-            except Exception:
+            except Exception as exc:
                 if not own:
                     raise
                 spent[seat] += time.perf_counter() - began
-                forfeit(seat, "exception", traceback.format_exc())
+                forfeit(seat, "exception", raised(exc))
                 continue
             took = time.perf_counter() - began
             if not own:
@@ -290,6 +289,13 @@ def _close(bot: Any) -> None:
             close()
         except Exception:
             pass
+
+
+def raised(exc: BaseException) -> str:
+    """The forfeit detail of a bot that raised ``exc`` (not a BotFailure): the exception's type
+    and words, which are the bot's own, and no traceback: a detail is shown to the bot's owner,
+    and the frames would name the files of the code that runs it."""
+    return f"{type(exc).__name__}: {exc}"
 
 
 def refused(action: Any, exc: engine.IllegalAction | None = None) -> tuple[str, str]:

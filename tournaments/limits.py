@@ -418,9 +418,10 @@ def check_keys(config: Mapping, accepted: Sequence[str], kind: str) -> None:
 
 
 def url_host(url: Any) -> str:
-    """The host of ``url``, or "" when it has none or does not parse."""
+    """The host a request to ``url`` goes to: its %-escapes decoded, as urllib decodes them
+    before it connects (``127%2e0%2e0%2e1`` is 127.0.0.1); "" when it has none or does not parse."""
     try:
-        return urllib.parse.urlsplit(url).hostname or ""
+        return urllib.parse.unquote(urllib.parse.urlsplit(url).hostname or "")
     except (ValueError, TypeError, AttributeError):
         return ""
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from tournaments.models import ApiToken, League, Match, Player, RatingLadder, Tournament
 
@@ -70,6 +70,18 @@ def organised_by(user, tournament: str = "") -> Q:
     at = f"{tournament}__" if tournament else ""
     return (Q(**{f"{at}owner": user}) | Q(**{f"{at}organisers": user}) | Q(**{f"{at}season__league__owner": user})
             | Q(**{f"{at}season__league__organisers": user}))
+
+
+def follows_webhooks() -> Q:
+    """Webhooks whose owner may still follow their event, as a query on webhooks: the owner is
+    an active account that organises the webhook's tournament (a division: its league's
+    organisers too) or league, or is staff: who may subscribe (:func:`organises`). A webhook
+    whose owner lost that (a co-organiser removed, the event handed over) is told nothing and
+    cannot be changed."""
+    owner = OuterRef("owner")
+    organised = (Exists(Tournament.objects.filter(organised_by(owner), pk=OuterRef("tournament_id")))
+                 | Exists(League.objects.filter(Q(owner=owner) | Q(organisers=owner), pk=OuterRef("league_id"))))
+    return Q(owner__is_active=True) & (Q(owner__is_staff=True) | Q(organised))
 
 
 def organises(caller: Caller, event: Tournament | League | RatingLadder) -> bool:

@@ -18,6 +18,7 @@ from tournaments.services.players import player_create
 from tournaments.services.results import result_confirm, result_submit
 from tournaments.services.tournaments import tournament_start
 
+from ..bots.test_http_public_only import NOT_PUBLIC_HOSTS
 from .helpers import bot_players, fields, make_tournament, play_out
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
@@ -173,6 +174,29 @@ def test_an_http_bot_on_the_services_own_network_is_refused(organiser, url):
     answer = organiser.post("/api/players/", body, format="json")
     assert answer.status_code == 400
     assert "not a public address" in fields(answer)["bot_config"][0]
+
+
+def url_at(host: str, path: str = "/bot") -> str:
+    """An http:// URL to ``host`` (an IPv6 address in brackets)."""
+    return f"http://[{host}]{path}" if ":" in host else f"http://{host}{path}"
+
+
+# Besides NOT_PUBLIC_HOSTS, what a URL alone can spell: urllib decodes a host's %-escapes
+# (10.0.0.1, and 10.0.0.1 port 80 as the host).
+NOT_PUBLIC_URL_HOSTS = [*NOT_PUBLIC_HOSTS, "10%2e0%2e0%2e1", "%31%30.0.0.1", "10.0.0.1%3a80"]
+
+
+def refused_as_not_public(message: str) -> bool:
+    return "not a public address" in message or "not a host name" in message
+
+
+def test_an_http_bot_at_any_spelling_of_an_address_off_the_public_internet_is_refused(organiser, settings):
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]  # listed: its other spellings are not
+    for host in NOT_PUBLIC_URL_HOSTS:
+        body = {"name": "sneaky", "kind": "bot", "bot_kind": "http", "bot_config": {"url": url_at(host)}}
+        answer = organiser.post("/api/players/", body, format="json")
+        assert answer.status_code == 400 and refused_as_not_public(fields(answer)["bot_config"][0]), host
+    assert not Player.objects.exists()
 
 
 def test_listed_hosts_may_be_private_and_other_bots_are_called_at_public_addresses_only(organiser, settings):

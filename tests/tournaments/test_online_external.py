@@ -16,6 +16,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 import engine
+from bots.external import HttpBot
 from tournaments.models import Match, MatchAction, Result
 from tournaments.services import online
 from tournaments.services.players import builtin_bot_get_or_create, player_create
@@ -24,6 +25,7 @@ from tournaments.services.tournaments import entry_add, tournament_create, tourn
 
 from ..bots.helpers import MISBEHAVE
 from ..bots.test_http import bot_server, random_player  # noqa: F401 - bot_server: a fixture
+from ..bots.test_http_public_only import resolving
 from .helpers import error
 
 pytestmark = [pytest.mark.django_db]
@@ -176,6 +178,33 @@ def test_a_subprocess_bot_that_crashes_forfeits_with_its_stderr():
     play_out(match, progress, random.Random(5))
     seat = match.seats.get(player=bot)
     assert seat.forfeit_reason == "crash" and "Traceback: boom" in seat.forfeit_detail
+
+
+def test_an_http_bot_whose_name_resolves_off_the_public_internet_forfeits_without_being_told_where(
+        settings, monkeypatch):
+    settings.HTTP_BOTS_ALLOWED_HOSTS = []
+    resolving(monkeypatch, "bots.example", "10.0.0.5")
+    bot = http_bot("http://bots.example/play", name="inward")
+    match, progress = external_match(bot, slug="inward")
+    play_out(match, progress, random.Random(7))
+    seat = match.seats.get(player=bot)
+    assert seat.forfeit_reason == "crash" and "bots.example" in seat.forfeit_detail
+    assert "10.0.0.5" not in seat.forfeit_detail and "Traceback" not in seat.forfeit_detail
+
+
+def test_a_failure_of_ours_while_asking_a_bot_forfeits_its_seat_without_a_traceback(bot_url, monkeypatch):
+    url, _ = bot_url(random_player())
+    bot = http_bot(url, name="unlucky")
+
+    def broken(self, view):
+        raise KeyError("a bug of the service")
+
+    monkeypatch.setattr(HttpBot, "act", broken)
+    match, progress = external_match(bot, slug="unlucky")
+    play_out(match, progress, random.Random(8))
+    seat = match.seats.get(player=bot)
+    assert seat.forfeit_reason == "exception"
+    assert "Traceback" not in seat.forfeit_detail and ".py" not in seat.forfeit_detail
 
 
 def test_a_second_run_of_the_task_applies_nothing_the_first_did_not(bot_url, monkeypatch):

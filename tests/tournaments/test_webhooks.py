@@ -19,12 +19,14 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tournaments.models import Match, Tournament, WebhookDelivery
+from tournaments.models import Match, Tournament, Webhook, WebhookDelivery
 from tournaments.services import webhooks
 from tournaments.services.leagues import league_create, league_join, season_start
 from tournaments.services.tokens import token_create
 
+from ..bots.test_http_public_only import RESOLVED_NOT_PUBLIC, resolving
 from .helpers import bot_players, fields, make_tournament, play_out
+from .test_api import NOT_PUBLIC_URL_HOSTS, refused_as_not_public, url_at
 from .test_workers import start_worker, stop, wait_for
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]
@@ -33,9 +35,11 @@ pytestmark = [pytest.mark.django_db, pytest.mark.services]
 class Receiver:
     """A webhook receiver on loopback: answers each POST with the next of ``statuses`` (the
     last one repeated) and keeps what it got. The ``hold``-th POST (counting from 1) is kept
-    unanswered until ``release`` is set; ``holding`` is set once it has come."""
+    unanswered until ``release`` is set; ``holding`` is set once it has come. With ``location``,
+    each answer sends that Location (a redirect, with a 3xx status); a GET (a redirect followed)
+    is kept too, with an empty body."""
 
-    def __init__(self, statuses=(200,), hold: int | None = None):
+    def __init__(self, statuses=(200,), hold: int | None = None, location: str | None = None):
         self.statuses, self.got = list(statuses), []
         self.hold, self.holding, self.release = hold, threading.Event(), threading.Event()
         outer = self
@@ -47,8 +51,17 @@ class Receiver:
                 if len(outer.got) == outer.hold:
                     outer.holding.set()
                     outer.release.wait(60)
+                self.answer()
+
+            def do_GET(self):
+                outer.got.append((dict(self.headers), b""))
+                self.answer()
+
+            def answer(self):
                 code = outer.statuses[min(len(outer.got), len(outer.statuses)) - 1]
                 self.send_response(code)
+                if location is not None:
+                    self.send_header("Location", location)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")
@@ -73,8 +86,8 @@ def receiver(settings):
     settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]  # a test's loopback receiver; nothing else private
     made = []
 
-    def start(*statuses, hold=None):
-        made.append(Receiver(statuses or (200,), hold))
+    def start(*statuses, hold=None, location=None):
+        made.append(Receiver(statuses or (200,), hold, location))
         return made[-1]
 
     yield start
@@ -253,6 +266,129 @@ def test_private_addresses_are_refused_when_subscribing_and_when_sending(setting
     assert hook_receiver.got == []
 
 
+def test_every_spelling_of_an_address_off_the_public_internet_is_refused_for_a_webhook(settings):
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]  # listed: its other spellings are not
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="spelled")
+    client = organiser_of(tournament)
+    made = subscribe(client, "https://hooks.example.org/x", tournament=tournament.pk)
+    for host in NOT_PUBLIC_URL_HOSTS:
+        url = url_at(host, "/hook")
+        answer = client.post("/api/webhooks/", {"url": url, "events": ["match.finished"], "tournament": tournament.pk},
+                             format="json")
+        assert answer.status_code == 400 and refused_as_not_public(fields(answer)["url"][0]), host
+        changed = client.patch(f"/api/webhooks/{made['id']}/", {"url": url}, format="json")
+        assert changed.status_code == 400 and refused_as_not_public(fields(changed)["url"][0]), host
+    assert list(tournament.webhooks.values_list("url", flat=True)) == ["https://hooks.example.org/x"]
+
+
+def test_a_failed_delivery_is_logged_in_the_receivers_terms_not_in_the_services(settings, monkeypatch, receiver):
+    settings.HTTP_BOTS_ALLOWED_HOSTS = []
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="unsaid")
+    client = organiser_of(tournament)
+    hook = tournament.webhooks.get(pk=subscribe(client, "http://hooks.example/hook", tournament=tournament.pk)["id"])
+    # A name that resolves into the service's network is refused at connection, and the log
+    # does not say to which address: registering names would map that network.
+    for address in [*RESOLVED_NOT_PUBLIC, "10.0.0.5"]:
+        resolving(monkeypatch, "hooks.example", address)
+        delivery = webhooks.webhook_ping(webhook=hook)
+        webhooks.deliveries_send(delivery_ids=[delivery.pk])
+        delivery.refresh_from_db()
+        error = delivery.log[0]["error"]
+        assert delivery.status == "pending" and "hooks.example" in error and "public" in error, address
+        assert address not in error, error
+        monkeypatch.undo()
+    # A TLS failure says so, without the C source line OpenSSL's message carries.
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]
+    plain = receiver()
+    hook.url = plain.url.replace("http://", "https://")
+    hook.save(update_fields=["url"])
+    delivery = webhooks.webhook_ping(webhook=hook)
+    webhooks.deliveries_send(delivery_ids=[delivery.pk])
+    delivery.refresh_from_db()
+    error = delivery.log[0]["error"]
+    assert delivery.status == "pending" and error.startswith("TLS") and ".c" not in error and "_ssl" not in error
+
+
+def test_a_receiver_that_redirects_is_not_followed_even_from_an_allowed_host(receiver):
+    elsewhere = receiver()  # on 127.0.0.1 too, and the host is listed: the redirect is still not followed
+    hook_receiver = receiver(302, location=elsewhere.url)
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="redirected")
+    made = subscribe(organiser_of(tournament), hook_receiver.url, tournament=tournament.pk)
+    delivery = webhooks.webhook_ping(webhook=tournament.webhooks.get(pk=made["id"]))
+    webhooks.deliveries_send()
+    assert elsewhere.got == [] and len(hook_receiver.got) == 1
+    delivery.refresh_from_db()
+    assert delivery.status == "pending" and delivery.log[0]["status"] == 302
+    assert "redirect" in delivery.log[0]["error"]
+
+
+def test_a_removed_co_organiser_loses_their_webhooks_on_the_event(receiver):
+    hook_receiver = receiver()
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="removed")
+    olga = organiser_of(tournament)
+    cora = APIClient()
+    cora.force_login(get_user_model().objects.create_user("cora"))
+    assert olga.post(f"/api/tournaments/{tournament.pk}/organisers/", {"username": "cora"},
+                     format="json").status_code == 201
+    theirs = subscribe(cora, hook_receiver.url, tournament=tournament.pk)
+    hers = subscribe(olga, hook_receiver.url, tournament=tournament.pk)
+    webhooks.webhook_ping(webhook=Webhook.objects.get(pk=theirs["id"]))  # queued, not yet sent
+    assert olga.delete(f"/api/tournaments/{tournament.pk}/organisers/cora/").status_code == 204
+    assert not Webhook.objects.filter(pk=theirs["id"]).exists()
+    assert cora.get("/api/webhooks/").json()["results"] == []
+    assert cora.patch(f"/api/webhooks/{theirs['id']}/", {"active": True}, format="json").status_code == 404
+    assert cora.post(f"/api/webhooks/{theirs['id']}/ping/").status_code == 404
+    play_out(tournament)
+    webhooks.deliveries_send()
+    assert set(WebhookDelivery.objects.values_list("webhook_id", flat=True)) == {hers["id"]}
+    assert len(hook_receiver.got) == WebhookDelivery.objects.count() > 0  # the owner's only
+
+
+def test_a_co_organiser_removed_from_a_league_loses_their_webhooks_on_it_and_its_divisions(receiver):
+    league = league_create(name="Lega", slug="lega-removed", game="sette_e_mezzo", table_size=3, division_size=5,
+                           round_interval=timedelta(days=1), promote=1, relegate=1, options={"hands": 1})
+    for player in bot_players(6):
+        league_join(league=league, player=player)
+    lea = get_user_model().objects.create_user("lea")
+    league.owner = lea
+    league.save(update_fields=["owner"])
+    owner, cora = APIClient(), APIClient()
+    owner.force_login(lea)
+    cora.force_login(get_user_model().objects.create_user("cora"))
+    assert owner.post(f"/api/leagues/{league.pk}/organisers/", {"username": "cora"}, format="json").status_code == 201
+    season, _ = season_start(league=league)
+    division = season.divisions.first()
+    url = receiver().url
+    subscribe(cora, url, league=league.pk)
+    subscribe(cora, url, tournament=division.pk)
+    kept = subscribe(owner, url, tournament=division.pk)
+    assert owner.delete(f"/api/leagues/{league.pk}/organisers/cora/").status_code == 204
+    assert list(Webhook.objects.values_list("pk", flat=True)) == [kept["id"]]
+
+
+def test_a_webhook_whose_owner_no_longer_organises_its_event_is_told_nothing_and_cannot_be_changed(receiver):
+    hook_receiver = receiver()
+    tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="handed-over")
+    olga = organiser_of(tournament)
+    made = subscribe(olga, hook_receiver.url, tournament=tournament.pk)
+    hook = Webhook.objects.get(pk=made["id"])
+    queued = webhooks.webhook_ping(webhook=hook)
+    # The tournament is handed to someone else (as the admin may): olga no longer organises it.
+    tournament.owner = get_user_model().objects.create_user("nora")
+    tournament.save(update_fields=["owner"])
+    assert olga.patch(f"/api/webhooks/{hook.pk}/", {"url": "https://hooks.example.org/y"},
+                      format="json").status_code == 403
+    assert olga.post(f"/api/webhooks/{hook.pk}/ping/").status_code == 403
+    assert olga.post(f"/api/webhooks/{hook.pk}/deliveries/{queued.pk}/redeliver/").status_code == 403
+    webhooks.deliveries_send()
+    queued.refresh_from_db()
+    assert hook_receiver.got == [] and queued.status == "failed"
+    assert "no longer organises" in queued.log[0]["error"]
+    play_out(tournament)
+    assert list(WebhookDelivery.objects.values_list("pk", flat=True)) == [queued.pk]  # told nothing new
+    assert olga.delete(f"/api/webhooks/{hook.pk}/").status_code == 204  # but she may still delete it
+
+
 def test_only_an_events_organisers_subscribe_and_each_account_sees_its_own(receiver):
     tournament = make_tournament(bot_players(4), format="round_robin", format_config={}, slug="mine")
     olga = organiser_of(tournament)
@@ -285,6 +421,7 @@ def test_a_leagues_webhook_hears_every_divisions_events(receiver):
     for player in bot_players(6):
         league_join(league=league, player=player)
     owner = get_user_model().objects.create_user("lea")
+    league.organisers.add(owner)  # one who may follow it
     webhooks.webhook_create(owner=owner, url=hook_receiver.url, events=["round.published"], league=league)
     season, _ = season_start(league=league)
     webhooks.deliveries_send()

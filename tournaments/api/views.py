@@ -24,6 +24,7 @@ from tournaments.models import (
 from tournaments.services import (
     ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
 )
+from tournaments.services.organisers import organiser_add, organiser_remove
 
 from . import auth, boards, exports, histories, serializers as s, streams
 from .kept import kept_response
@@ -116,7 +117,7 @@ class OrganisersMixin:
         user = get_user_model().objects.filter(username=data["username"], is_active=True).first()
         if user is None:
             raise ValidationError({"username": [f"no account {data['username']!r}"]})
-        event.organisers.add(user)
+        organiser_add(event=event, user=user)
         return Response({"username": user.get_username()}, status=status.HTTP_201_CREATED)
 
     @extend_schema(request=None, responses={204: None})
@@ -125,7 +126,7 @@ class OrganisersMixin:
         event = self.get_object()
         require(rules.owns(self.caller, event), "only the owner names co-organisers")
         user = get_object_or_404(event.organisers, username=username)
-        event.organisers.remove(user)
+        organiser_remove(event=event, user=user)  # and their webhooks on it
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -1,6 +1,7 @@
 """Webhooks through the API (docs/api.md, "Webhooks"): an organiser subscribes a URL to a
 tournament's or a league's events, and reads, replays and pings its deliveries. Each account
-sees and changes its own webhooks only (someone else's is a 404)."""
+sees and changes its own webhooks only (someone else's is a 404), and changes, pings and
+replays one only while it organises the webhook's event (a 403 once it no longer does)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,14 @@ class WebhookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
             return Webhook.objects.none()
         return Webhook.objects.filter(owner=self.request.user)
 
+    def following(self) -> Webhook:
+        """The caller's webhook (404 if not theirs), which they may change or have sent only
+        while they organise its event: who may subscribe to it (403 otherwise)."""
+        hook = self.get_object()
+        require(rules.organises(self.caller, hook.tournament or hook.league),
+                "only the event's organisers change its webhooks or have them sent")
+        return hook
+
     @api_errors(409)
     @extend_schema(request=WebhookSerializer, responses={201: WebhookCreatedSerializer})
     def create(self, request):
@@ -73,8 +82,8 @@ class WebhookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
     @extend_schema(request=WebhookSerializer, responses=WebhookSerializer)
     def partial_update(self, request, pk=None):
         """Change the URL, the events, or pause it (``active``: false)."""
-        hook = self.get_object()
         require(self.caller.can(rules.ORGANISE), "changing a webhook needs the organise scope")
+        hook = self.following()
         serializer = WebhookSerializer(hook, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
@@ -99,7 +108,7 @@ class WebhookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
     def redeliver(self, request, pk=None, delivery=None):
         """Send a delivery's event again (a new delivery: the same event id and body)."""
         require(self.caller.can(rules.ORGANISE), "redelivering needs the organise scope")
-        past = get_object_or_404(WebhookDelivery, webhook=self.get_object(), pk=delivery)
+        past = get_object_or_404(WebhookDelivery, webhook=self.following(), pk=delivery)
         return Response(DeliverySerializer(webhooks.delivery_redeliver(delivery=past)).data,
                         status=status.HTTP_202_ACCEPTED)
 
@@ -108,5 +117,5 @@ class WebhookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
     def ping(self, request, pk=None):
         """Send a ``ping`` event, to check the receiver and its signature check."""
         require(self.caller.can(rules.ORGANISE), "pinging needs the organise scope")
-        return Response(DeliverySerializer(webhooks.webhook_ping(webhook=self.get_object())).data,
+        return Response(DeliverySerializer(webhooks.webhook_ping(webhook=self.following())).data,
                         status=status.HTTP_202_ACCEPTED)

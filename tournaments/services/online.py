@@ -715,8 +715,9 @@ def _ask_bot(table: Table, position: int) -> tuple[object, BotFailure | None, fl
         return None, exc, None
     except ServiceError as exc:
         return None, BotFailure("exception", exc.message), None
-    except Exception:  # noqa: BLE001 - whatever the bot's transport does wrong forfeits the seat
-        return None, BotFailure("exception", traceback.format_exc()), None
+    except Exception as exc:  # noqa: BLE001 - whatever the bot's transport does wrong forfeits the seat
+        # Ours, not the bot's: its owner reads the detail, so no traceback (our files) nor message.
+        return None, BotFailure("exception", f"the service failed asking the bot ({type(exc).__name__})"), None
     finally:
         if bot is not None:
             bot.close()

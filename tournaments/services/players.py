@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 import bots
-from bots.external import host_may_be_public
+from bots.external.http import why_not_public
 import engine
 from tournaments import limits
 from tournaments.models import Player
@@ -36,6 +36,16 @@ def public_only(host: str) -> bool:
     at every connection, by bots.external.http)."""
     allowed = {h.strip().lower() for h in settings.HTTP_BOTS_ALLOWED_HOSTS if h.strip()}
     return settings.HTTP_BOTS_PUBLIC_ONLY and host.lower() not in allowed
+
+
+def check_public_url(url: str, field: str, key: str, rule: str) -> None:
+    """Refuse ``url`` (a 400 naming ``key``) when its host is held to the public-address rule
+    (:func:`public_only`) and cannot be public (bots.external.why_not_public: any range off the
+    public internet, an IPv4 address spelled otherwise than a.b.c.d, %-escapes decoded first)."""
+    host = _url_host(url)
+    why = public_only(host) and why_not_public(host)
+    if why:
+        raise ServiceError(f"{field}: {why}; {rule} (HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", key)
 
 
 def _construct_problem(bot: str, game: str, options: dict) -> str | None:
@@ -101,12 +111,8 @@ def _check_bot_config(bot_kind: str, config: Any) -> dict:
         return limits.check_subprocess_config(config)
     if bot_kind == Player.BotKind.HTTP:
         checked = limits.check_http_config(config)
-        host = _url_host(checked["url"])
-        if public_only(host) and not host_may_be_public(host):
-            raise ServiceError(
-                f"bot_config.url: {host} is not a public address; the service only calls bots on the "
-                "public internet (HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "bot_config",
-            )
+        check_public_url(checked["url"], "bot_config.url", "bot_config",
+                         "the service only calls bots on the public internet")
         return checked
     raise ServiceError(f"bot_kind must be one of {', '.join(Player.BotKind.values)}", "bot_kind")
 

@@ -12,13 +12,17 @@ A delivery is claimed before it is sent and its outcome recorded after, each in 
 transaction, so a task run twice sends nothing twice; a worker killed between the POST and the
 record leaves the claim to run out and the delivery is sent again (at least once: receivers
 deduplicate on X-Mazziere-Delivery). URLs are held to the HTTP bots' rule: public addresses
-only (HTTP_BOTS_ALLOWED_HOSTS lists exceptions), checked at every connection.
+only (HTTP_BOTS_ALLOWED_HOSTS lists exceptions), checked when a URL is set and at every
+connection; redirects are not followed. A webhook is told of its event only while its owner may
+follow it (tournaments.permissions.follows_webhooks): removing a co-organiser deletes their
+webhooks on the event, and a delivery queued for an owner who lost the event is not sent.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import secrets
 import time
@@ -32,13 +36,13 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from bots.external.http import host_may_be_public, opener
-from tournaments import limits
-from tournaments.models import Match, Round, Tournament, Webhook, WebhookDelivery
+from bots.external.http import REDIRECT_REFUSED, failure, opener
+from tournaments import limits, permissions as rules
+from tournaments.models import League, Match, Round, Tournament, Webhook, WebhookDelivery
 
 from . import dispatch
 from .errors import ServiceError
-from .players import public_only
+from .players import check_public_url, public_only
 
 EVENTS = tuple(Webhook.Event.values)
 PING = "ping"  # the test event a webhook's owner sends to check the receiver
@@ -50,6 +54,7 @@ BACKOFF = (10, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600)
 MAX_ATTEMPTS = len(BACKOFF) + 1
 SEND_BATCH = 100  # deliveries one run sends at most (the next beat sends the rest)
 ANSWER_KEPT = 500  # characters of each answer kept in the delivery's log
+UNFOLLOWED = "not sent: the webhook's owner no longer organises its event"
 SIGNATURE_TOLERANCE = 300  # seconds: what docs/api.md tells receivers to accept
 
 
@@ -57,10 +62,7 @@ SIGNATURE_TOLERANCE = 300  # seconds: what docs/api.md tells receivers to accept
 
 def _check_url(url) -> str:
     limits.check_http_url(url, "url", "url")
-    host = limits.url_host(url)
-    if public_only(host) and not host_may_be_public(host):
-        raise ServiceError(f"url: {host} is not a public address; webhooks are sent to the public internet only "
-                           "(HTTP_BOTS_ALLOWED_HOSTS lists exceptions)", "url")
+    check_public_url(url, "url", "url", "webhooks are sent to the public internet only")
     return url
 
 
@@ -101,15 +103,29 @@ def webhook_update(*, webhook: Webhook, url: str | None = None, events: list[str
     return webhook
 
 
+def webhooks_unfollowed_delete(*, owner, event) -> None:
+    """Delete ``owner``'s webhooks on ``event`` (a league: and on its divisions) that they may
+    no longer follow (rules.follows_webhooks), with their deliveries: what removing a
+    co-organiser ends, in its transaction."""
+    if isinstance(event, Tournament):
+        on_event = Q(tournament=event)
+    elif isinstance(event, League):
+        on_event = Q(league=event) | Q(tournament__season__league=event)
+    else:
+        return  # a rating ladder has no webhooks
+    Webhook.objects.filter(on_event, owner=owner).exclude(rules.follows_webhooks()).delete()
+
+
 # --- events -----------------------------------------------------------------------------------
 
 def _subscribed(tournament_ids: Iterable[int]) -> dict[int, list[Webhook]]:
-    """The active webhooks following each tournament, directly or through its league: one
-    query (a league's webhook comes once for each of its divisions asked of)."""
+    """The active webhooks following each tournament, directly or through its league, whose
+    owner may follow it: one query (a league's webhook comes once for each of its divisions
+    asked of)."""
     ids = set(tournament_ids)
     if not ids:
         return {}
-    rows = (Webhook.objects.filter(active=True)
+    rows = (Webhook.objects.filter(rules.follows_webhooks(), active=True)
             .filter(Q(tournament_id__in=ids) | Q(league__seasons__divisions__id__in=ids))
             .annotate(division=F("league__seasons__divisions__id")).order_by("pk"))
     by_tournament: dict[int, list[Webhook]] = {}
@@ -236,24 +252,30 @@ def _claim(delivery_ids: list[int] | None, now: datetime) -> list[WebhookDeliver
 
 
 def _post(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
-    """POST the delivery: (status code or None, the answer's start, the error)."""
+    """POST the delivery: (status code or None, the answer's start, the error). The error is
+    in the receiver's terms (bots.external.http.failure): never a traceback, a file of ours,
+    or the address a name resolved to. A redirect is an answer like any other not 2xx."""
     hook = delivery.webhook
     body = json.dumps(delivery.payload, separators=(",", ":")).encode()
     stamp = str(int(time.time()))
-    request = urllib.request.Request(hook.url, data=body, method="POST", headers={
-        "Content-Type": "application/json", "User-Agent": "Mazziere-Webhooks/1",
-        "X-Mazziere-Event": delivery.event, "X-Mazziere-Delivery": str(delivery.delivery_id),
-        "X-Mazziere-Timestamp": stamp, "X-Mazziere-Signature": signature(hook.secret, stamp, body)})
     try:
+        request = urllib.request.Request(hook.url, data=body, method="POST", headers={
+            "Content-Type": "application/json", "User-Agent": "Mazziere-Webhooks/1",
+            "X-Mazziere-Event": delivery.event, "X-Mazziere-Delivery": str(delivery.delivery_id),
+            "X-Mazziere-Timestamp": stamp, "X-Mazziere-Signature": signature(hook.secret, stamp, body)})
         with opener(public_only(limits.url_host(hook.url))).open(request, timeout=TIMEOUT_SECONDS) as answer:
             return answer.status, answer.read(ANSWER_KEPT).decode("utf-8", "replace"), ""
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.read(ANSWER_KEPT).decode("utf-8", "replace"), ""
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        return None, "", str(getattr(exc, "reason", exc))[:ANSWER_KEPT]
+        error = REDIRECT_REFUSED if 300 <= exc.code < 400 else ""
+        return exc.code, exc.read(ANSWER_KEPT).decode("utf-8", "replace"), error
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # URLError is an OSError
+        return None, "", failure(exc)[:ANSWER_KEPT]
 
 
-def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str, now: datetime) -> None:
+def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str, now: datetime,
+            *, final: bool = False) -> None:
+    """Log an attempt: a 2xx delivers it; otherwise it is tried again after BACKOFF, unless it
+    was the last attempt or ``final`` (not to be tried again): then it has failed."""
     with transaction.atomic():
         row = WebhookDelivery.objects.select_for_update().filter(
             pk=delivery.pk, status=WebhookDelivery.Status.SENDING).first()
@@ -265,7 +287,7 @@ def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str
         row.claimed_until = None
         if code is not None and 200 <= code < 300:
             row.status, row.delivered_at = WebhookDelivery.Status.DELIVERED, now
-        elif row.attempts >= MAX_ATTEMPTS:
+        elif final or row.attempts >= MAX_ATTEMPTS:
             row.status = WebhookDelivery.Status.FAILED
         else:
             row.status = WebhookDelivery.Status.PENDING
@@ -277,11 +299,17 @@ def deliveries_send(*, delivery_ids: list[int] | None = None, now: datetime | No
     """Send the deliveries due (of ``delivery_ids``, or every one due: the beat's retries):
     each claimed, POSTed outside any transaction, and its outcome recorded — a 2xx delivers
     it; anything else (an error status, no answer in TIMEOUT_SECONDS, a refused or private
-    address) is retried after BACKOFF, and after MAX_ATTEMPTS it has failed. Returns how many
-    were sent."""
+    address) is retried after BACKOFF, and after MAX_ATTEMPTS it has failed. A delivery whose
+    webhook's owner may no longer follow its event is not sent: it has failed (UNFOLLOWED).
+    Returns how many were claimed."""
     now = now or timezone.now()
     rows = _claim(delivery_ids, now)
+    following = set(Webhook.objects.filter(rules.follows_webhooks(), pk__in={r.webhook_id for r in rows})
+                    .values_list("pk", flat=True))
     for row in rows:
-        code, answer, error = _post(row)
-        _record(row, code, answer, error, now)
+        if row.webhook_id in following:
+            code, answer, error = _post(row)
+            _record(row, code, answer, error, now)
+        else:
+            _record(row, None, "", UNFOLLOWED, now, final=True)
     return len(rows)

@@ -35,7 +35,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from tournaments import permissions, selectors
 from tournaments.api.throttles import ScopeThrottle
 from tournaments.models import ApiToken, Entry, Match, Player, RatingLadder, ResultSubmission, Tournament
-from tournaments.services import ServiceError, accounts, dispatch, players, results, tokens, tournaments
+from tournaments.services import ServiceError, accounts, dispatch, organisers, players, results, tokens, tournaments
 
 from . import forms, reads, terms
 
@@ -540,7 +540,7 @@ def organiser_add(request, pk: int):
         username = form.cleaned_data["username"]
         user = get_user_model().objects.filter(username=username, is_active=True).first()
         if user is not None:
-            tournament.organisers.add(user)  # as the API's view does: there is no service for it
+            organisers.organiser_add(event=tournament, user=user)
             messages.success(request, gettext("%(name)s now organises %(tournament)s too.")
                              % {"name": user.get_username(), "tournament": tournament})
             return redirect(reverse("web:organise-tournament", args=[tournament.pk]) + "#organisers")
@@ -555,7 +555,7 @@ def organiser_remove(request, pk: int, user: int):
     tournament = get_object_or_404(Tournament, pk=pk)
     require(permissions.owns(caller(request), tournament), gettext("Only the owner names co-organisers."))
     removed = get_object_or_404(tournament.organisers, pk=user)
-    tournament.organisers.remove(removed)
+    organisers.organiser_remove(event=tournament, user=removed)  # and their webhooks on it
     messages.success(request, gettext("%(name)s no longer organises %(tournament)s.")
                      % {"name": removed.get_username(), "tournament": tournament})
     return redirect(reverse("web:organise-tournament", args=[tournament.pk]) + "#organisers")

@@ -15,11 +15,12 @@ from django.test import Client
 from django.utils import timezone
 
 from tournaments import selectors
-from tournaments.models import AuditEvent, Entry, Match, Player, ResultSubmission, Tournament
+from tournaments.models import AuditEvent, Entry, Match, Player, ResultSubmission, Tournament, Webhook
 from tournaments.services.accounts import account_create
 from tournaments.services.ladders import ladder_create
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
+from tournaments.services.webhooks import webhook_create
 
 from .pages import body, section, text
 
@@ -557,6 +558,17 @@ def test_a_post_without_its_csrf_token_is_refused(club, olga):
     assert browser.post("/organise/new/", form()).status_code == 403
     club.refresh_from_db()
     assert club.status == "registration" and Tournament.objects.count() == 1
+
+
+def test_the_owner_removes_a_co_organiser_and_their_webhooks_on_the_tournament_go_with_them(club, olga, carla):
+    theirs = webhook_create(owner=carla, url="https://hooks.example.org/carla", events=["match.finished"],
+                            tournament=club)
+    hers = webhook_create(owner=olga, url="https://hooks.example.org/olga", events=["match.finished"],
+                          tournament=club)
+    answer = as_user(olga).post(f"/organise/{club.pk}/organisers/{carla.pk}/remove/")
+    assert answer.status_code == 302 and not club.organisers.exists()
+    assert list(Webhook.objects.values_list("pk", flat=True)) == [hers.pk]
+    assert not Webhook.objects.filter(pk=theirs.pk).exists()
 
 
 # --- the lists and links --------------------------------------------------------------------------------
