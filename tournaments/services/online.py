@@ -19,9 +19,9 @@ send.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
-import traceback
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -36,7 +36,7 @@ from django.utils import timezone
 import bots
 import engine
 from bots.external import BotFailure, Limits
-from bots.runner import ForfeitPolicy, forfeit_places, refused, view_for
+from bots.runner import ForfeitPolicy, forfeit_places, raised, refused, view_for
 from tournaments import events, limits, plain
 from tournaments.models import AuditEvent, Match, MatchAction, Player, Result, Round, Seat, Tournament
 
@@ -46,6 +46,8 @@ from .players import player_bot
 from .recording import Outcome, matches_record_results
 from .rounds import NOTHING, Progress
 from .seeds import derive_seed
+
+log = logging.getLogger(__name__)
 
 BY_SEAT = "seat"  # the seat's own choice, posted through the API
 BY_BOT = "bot"  # the seat's built-in bot
@@ -665,8 +667,7 @@ def _run(table: Table) -> list[_Step]:
             elif isinstance(exc, engine.IllegalAction):
                 failure = BotFailure(*refused(action, exc))
             else:
-                failure = BotFailure("exception", exc.message if isinstance(exc, ServiceError)
-                                     else f"{type(exc).__name__}: {exc}")
+                failure = BotFailure("exception", exc.message if isinstance(exc, ServiceError) else raised(exc))
             steps.append(_Step(turn, BY_BOT, None, failure))
             break
         left[turn] = clock.left
@@ -716,7 +717,9 @@ def _ask_bot(table: Table, position: int) -> tuple[object, BotFailure | None, fl
     except ServiceError as exc:
         return None, BotFailure("exception", exc.message), None
     except Exception as exc:  # noqa: BLE001 - whatever the bot's transport does wrong forfeits the seat
-        # Ours, not the bot's: its owner reads the detail, so no traceback (our files) nor message.
+        # Ours, not the bot's: its owner reads the detail, so no traceback (our files) nor message;
+        # the log keeps them.
+        log.exception("match %s: asking the external bot at seat %s failed", table.match.pk, position)
         return None, BotFailure("exception", f"the service failed asking the bot ({type(exc).__name__})"), None
     finally:
         if bot is not None:
