@@ -8,6 +8,7 @@ system's programs and libraries, its own files (read-only) and a private writabl
 folder (HOME and TMPDIR), with no network, no view of the host's processes and no
 capabilities; without it, only the rlimits, a fresh process group, the scratch folder and a
 minimal environment apply (docs/bots.md says exactly what that does and does not protect).
+The tournament service runs these bots only in the sandbox (tournaments.services.players).
 """
 
 from __future__ import annotations
