@@ -20,9 +20,9 @@ from __future__ import annotations
 from ..base import BotFailure
 from .http import HttpBot, PrivateAddress, host_may_be_public
 from .protocol import PROTOCOL, ExternalBot, Limits
-from .subprocess import SubprocessBot, bwrap_works
+from .subprocess import SubprocessBot, bwrap_problem, bwrap_works
 
 __all__ = [
     "PROTOCOL", "BotFailure", "ExternalBot", "HttpBot", "Limits", "PrivateAddress", "SubprocessBot",
-    "bwrap_works", "host_may_be_public",
+    "bwrap_problem", "bwrap_works", "host_may_be_public",
 ]

@@ -3,15 +3,18 @@
 One JSON object per line on its stdin, one answer line on its stdout for each ``act``;
 stderr is captured (its tail is kept for the forfeit detail).
 
-Isolation: where bubblewrap works, the command runs with no network, a read-only view of the
-file system, an empty /tmp and a private writable scratch folder (HOME and TMPDIR); without
-it, only the rlimits, a fresh process group, the scratch folder and a minimal environment
-apply (docs/bots.md says exactly what that does and does not protect).
+Isolation: where bubblewrap works, the command runs in a root of its own holding only the
+system's programs and libraries, its own files (read-only) and a private writable scratch
+folder (HOME and TMPDIR), with no network, no view of the host's processes and no
+capabilities; without it, only the rlimits, a fresh process group, the scratch folder and a
+minimal environment apply (docs/bots.md says exactly what that does and does not protect).
+The tournament service runs these bots only in the sandbox (tournaments.services.players).
 """
 
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import resource
 import selectors
@@ -27,54 +30,146 @@ from typing import Any
 from ..base import BotFailure
 from .protocol import ExternalBot, encode
 
-__all__ = ["SubprocessBot", "bwrap_works"]
+__all__ = ["SubprocessBot", "bwrap_problem", "bwrap_works"]
 
 
-@functools.cache
-def bwrap_works() -> bool:
-    """True when bubblewrap is installed and can make namespaces here (containers may not)."""
+# The host's system, read-only: what an interpreter needs to start (its programs and libraries,
+# and the few files of /etc that the dynamic loader, the clock, Debian's alternatives and
+# Debian's Python and Java read). Nothing else of the host is there: no /home, /root, /srv,
+# /var, /opt, no other file of /etc (passwd, hosts, a service's configuration).
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+SYSTEM_ETC = (
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/timezone",
+    "/etc/alternatives", "/etc/python3*", "/etc/java-*",
+)
+SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"  # all a program named without a folder is found in
+# Never shown as a bot's folder, nor anything under them: the sandbox has its own /proc and
+# /dev; /sys and /run hold the host's (and its sockets: a database's, a container engine's);
+# /etc is the host's configuration. / and the folder of the scratch folders are refused too.
+HIDDEN = ("/etc", "/proc", "/sys", "/dev", "/run", "/var/run")
+
+_bwrap_working: set[str] = set()  # the bwrap executables seen to start a sandbox
+_bwrap_failing: dict[str, tuple[float, str]] = {}  # exe -> (when it last failed, why)
+RETRY_SECONDS = 60.0
+
+
+def bwrap_problem() -> str | None:
+    """Why bubblewrap cannot start a sandbox here (not installed, or refused to make
+    namespaces, as in some containers); None when it can. A working bwrap is remembered; a
+    failing one for RETRY_SECONDS (a service asking at every seat of every match must not try
+    it each time, nor stay refused for good after one passing failure)."""
     exe = shutil.which("bwrap")
     if exe is None:
-        return False
+        return "bwrap is not installed (not found on PATH)"
+    if exe in _bwrap_working:
+        return None
+    failed = _bwrap_failing.get(exe)
+    if failed is not None and time.monotonic() - failed[0] < RETRY_SECONDS:
+        return failed[1]
+    problem = _try_bwrap(exe)
+    if problem is None:
+        _bwrap_working.add(exe)
+        _bwrap_failing.pop(exe, None)
+    else:
+        _bwrap_failing[exe] = (time.monotonic(), problem)
+    return problem
+
+
+def _try_bwrap(exe: str) -> str | None:
+    """Start ``true`` in the sandbox: why that failed, or None."""
     with tempfile.TemporaryDirectory() as scratch:
         try:
             done = subprocess.run(
                 _bwrap_prefix(exe, scratch, "/") + ["true"],
                 stdin=subprocess.DEVNULL, capture_output=True, timeout=10,
+                env={"PATH": SANDBOX_PATH}, close_fds=True,
             )
-        except (OSError, subprocess.TimeoutExpired):
-            return False
-    return done.returncode == 0
+        except subprocess.TimeoutExpired:
+            return f"{exe} did not start a sandbox within 10 s"
+        except OSError as exc:
+            return f"{exe} cannot run: {exc}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip()[-500:]
+        return f"{exe} exited with code {done.returncode}" + (f": {said}" if said else "")
+    return None
 
 
-def _bwrap_prefix(exe: str, scratch: str, cwd: str, visible: Sequence[str] = ()) -> list[str]:
-    # The whole system read-only (so any interpreter and the bot's own files are there), an
-    # empty /tmp (other bots' scratch folders live in the host's) holding only the bot's
-    # scratch folder, writable, and its own files if they are there; fresh /dev and /proc;
-    # every namespace unshared: no network at all, no view of the host's processes.
-    args = [
-        exe, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-        "--tmpfs", "/run", "--tmpfs", "/tmp", "--bind", scratch, scratch,
+def bwrap_works() -> bool:
+    """True when bubblewrap is installed and can make namespaces here (containers may not)."""
+    return bwrap_problem() is None
+
+
+def _bwrap_prefix(exe: str, scratch: str, cwd: str, folders: Sequence[str] = ()) -> list[str]:
+    # A root of its own, holding only the system (read-only), the bot's ``folders``
+    # (read-only) and its scratch folder (writable); then that root and the fresh /dev are
+    # made read-only (each a tmpfs: RAM outside RLIMIT_AS, no writing there), /dev/shm being the
+    # scratch folder again (POSIX shared memory: multiprocessing's locks and queues). A fresh
+    # /proc; every namespace unshared: no network but its own loopback, no view of the host's
+    # processes; no capabilities, even where the runner is root.
+    args = [exe]
+    for path in SYSTEM_FOLDERS:
+        if os.path.islink(path):  # a merged /usr: /bin -> usr/bin stays a link
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for pattern in SYSTEM_ETC:
+        for path in sorted(glob.glob(pattern)):
+            args += ["--ro-bind", path, path]
+    args += ["--dev", "/dev", "--proc", "/proc", "--dir", "/tmp"]
+    for folder in folders:
+        args += ["--ro-bind", folder, folder]
+    args += ["--bind", scratch, scratch, "--bind", scratch, "/dev/shm", "--remount-ro", "/dev", "--remount-ro", "/"]
+    return args + [
+        "--unshare-all", "--cap-drop", "ALL", "--hostname", "bot", "--die-with-parent", "--new-session",
+        "--chdir", cwd,
     ]
-    for path in visible:
-        args += ["--ro-bind-try", path, path]
-    args += ["--remount-ro", "/tmp"]  # a tmpfs is RAM outside RLIMIT_AS: no writing there
-    return args + ["--unshare-all", "--die-with-parent", "--new-session", "--chdir", cwd]
 
 
-def _under_tmp(command: Sequence[str], cwd: str) -> list[str]:
-    """The folders of the command's files (and the working folder) that the sandbox's empty
-    /tmp would hide: a bot kept in /tmp still finds its own files."""
+def _shown(folder: str) -> bool:
+    """Whether ``folder`` may be shown to a bot as its own: not one the sandbox already has or
+    keeps hidden (HIDDEN), not / nor a folder holding the scratch folders (other bots')."""
     tmp = os.path.realpath(tempfile.gettempdir())
-    found = []
-    for arg in [cwd, *command]:
-        path = os.path.realpath(arg) if os.path.exists(arg) else None
-        if path is None or not (path + "/").startswith(("/tmp/", tmp + "/")):
+    if folder == "/" or (tmp + "/").startswith(folder + "/"):
+        return False
+    return not any((folder + "/").startswith(top + "/") for top in HIDDEN + SYSTEM_FOLDERS)
+
+
+def _links(path: str) -> list[str]:
+    """``path``, each link it leads through, and where it ends."""
+    chain = [path]
+    while os.path.islink(chain[-1]) and len(chain) < 40:
+        chain.append(os.path.normpath(os.path.join(os.path.dirname(chain[-1]), os.readlink(chain[-1]))))
+    return chain + [os.path.realpath(path)]
+
+
+def _bot_folders(command: Sequence[str], cwd: str) -> list[str]:
+    """The folders of the bot's own files, shown to it read-only: its working folder, and for
+    each argument of the command that names an existing file or folder (from the working
+    folder if relative), that folder or the file's. The program's links are followed, each
+    one's folder shown too (a virtualenv's python links to its installation); other files are
+    shown as named, so a link a bot's author puts in its folder shows nothing more. A file in
+    a folder named ``bin`` brings the folder above: an interpreter's installation (a
+    virtualenv, a pyenv Python, node under /opt) needs its libraries beside bin/. A folder
+    :func:`_shown` refuses is left out."""
+    found: list[str] = []
+    named = [(cwd, False), (command[0], True), *((arg, False) for arg in command[1:])]
+    for arg, program in named:
+        path = os.path.join(cwd, arg)
+        if not arg or not os.path.exists(path):
             continue
-        folder = path if os.path.isdir(path) else os.path.dirname(path)
-        if folder not in ("/tmp", tmp) and folder not in found:
-            found.append(folder)
-    return found
+        path = os.path.abspath(path)
+        for step in _links(path) if program else [path]:
+            folder = step if os.path.isdir(step) else os.path.dirname(step)
+            if os.path.basename(folder) == "bin" and not os.path.isdir(step):
+                folder = os.path.dirname(folder)
+            if os.path.isdir(folder) and _shown(folder) and _shown(os.path.realpath(folder)):
+                found.append(folder)
+    # A folder inside another one shown is there already.
+    kept: list[str] = []
+    for folder in sorted(set(found)):
+        if not any((folder + "/").startswith(k + "/") for k in kept):
+            kept.append(folder)
+    return kept
 
 
 def _set_rlimits(memory_bytes: int) -> None:  # runs in the child, before exec
@@ -93,8 +188,9 @@ class SubprocessBot(ExternalBot):
     """A command started once per match, speaking JSON lines on stdin/stdout.
 
     ``command``: argv list, or a string split like a shell would. ``cwd``: its working
-    folder (default: the caller's). ``sandbox``: ``"auto"`` (bubblewrap where it works),
-    ``"bwrap"`` (required) or ``"none"``. ``env``: extra environment variables; the bot
+    folder (default: the caller's); ``in_scratch=True`` runs it in its scratch folder instead.
+    ``sandbox``: ``"auto"`` (bubblewrap where it works), ``"bwrap"`` (required: a ValueError
+    where it cannot start) or ``"none"``. ``env``: extra environment variables; the bot
     otherwise gets only PATH, HOME/TMPDIR (its scratch folder) and LANG.
     """
 
@@ -106,6 +202,7 @@ class SubprocessBot(ExternalBot):
         command: str | Sequence[str],
         limits: Any = None,
         cwd: str | None = None,
+        in_scratch: bool = False,
         sandbox: str = "auto",
         env: Mapping[str, str] | None = None,
     ) -> None:
@@ -115,10 +212,14 @@ class SubprocessBot(ExternalBot):
             raise ValueError("subprocess bot needs a command")
         if sandbox not in ("auto", "bwrap", "none"):
             raise ValueError(f"sandbox must be 'auto', 'bwrap' or 'none', got {sandbox!r}")
-        if sandbox == "bwrap" and not bwrap_works():
-            raise ValueError("sandbox='bwrap' but bubblewrap is not installed or cannot run here")
-        self.sandboxed = sandbox == "bwrap" or (sandbox == "auto" and bwrap_works())
-        self.cwd = os.path.abspath(cwd or os.getcwd())
+        if in_scratch and cwd is not None:
+            raise ValueError("give cwd or in_scratch, not both")
+        problem = bwrap_problem() if sandbox != "none" else None
+        if sandbox == "bwrap" and problem:
+            raise ValueError(f"sandbox='bwrap' but the bubblewrap sandbox cannot start here: {problem}")
+        self.sandboxed = sandbox != "none" and problem is None
+        self.in_scratch = in_scratch
+        self.cwd = None if in_scratch else os.path.abspath(cwd or os.getcwd())
         self.extra_env = dict(env or {})
         self.proc: subprocess.Popen | None = None
         self.pid: int | None = None
@@ -134,8 +235,11 @@ class SubprocessBot(ExternalBot):
     def _spawn(self) -> None:
         self.scratch = tempfile.mkdtemp(prefix="mazziere-bot-")
         inside = self.scratch  # the same path inside the sandbox
+        cwd = self.scratch if self.in_scratch else self.cwd
+        # Nothing of the runner's environment but these (its secrets stay with it); inside the
+        # sandbox only the system's folders are there to look a program up in.
         env = {
-            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "PATH": SANDBOX_PATH if self.sandboxed else os.environ.get("PATH", SANDBOX_PATH),
             "HOME": inside,
             "TMPDIR": inside,
             "LANG": "C.UTF-8",
@@ -145,16 +249,17 @@ class SubprocessBot(ExternalBot):
         argv = self.command
         if self.sandboxed:
             exe = shutil.which("bwrap") or "bwrap"
-            visible = _under_tmp(self.command, self.cwd)
-            argv = _bwrap_prefix(exe, self.scratch, self.cwd, visible) + argv
+            folders = [f for f in _bot_folders(self.command, cwd) if f != self.scratch]
+            argv = _bwrap_prefix(exe, self.scratch, cwd, folders) + argv
         try:
             self.proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self.cwd,
+                cwd=cwd,
                 env=env,
+                close_fds=True,  # no descriptor of the runner's (a database's socket) is passed on
                 start_new_session=True,  # its own process group: killed whole
                 preexec_fn=functools.partial(_set_rlimits, self.limits.memory_mb * 2**20),
                 bufsize=0,

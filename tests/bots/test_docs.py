@@ -14,7 +14,7 @@ import pytest
 
 import bots
 
-from .helpers import GAME, ROOT, play, table_with
+from .helpers import GAME, ROOT, play, require_sandbox, table_with
 
 DOC = ROOT / "docs" / "bots.md"
 EXAMPLES = ["examples/bots/random_bot.py", "examples/bots/random_bot.js"]
@@ -33,6 +33,7 @@ def test_the_docs_show_the_example_bots_as_they_are(path):
     assert documented(path) == (ROOT / path).read_text()
 
 
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
 @pytest.mark.parametrize(
     "command",
     [
@@ -41,9 +42,17 @@ def test_the_docs_show_the_example_bots_as_they_are(path):
             shutil.which("node") is None, reason="node is not installed")),
     ],
 )
-def test_an_example_bot_plays_whole_matches_without_forfeit(command):
+def test_an_example_bot_plays_whole_matches_without_forfeit(command, sandbox):
+    # Unsandboxed from the repository, as the docs run it; and in the sandbox as the service
+    # runs a bot: in its scratch folder, its file named by absolute path.
+    if sandbox == "bwrap":
+        require_sandbox()
+        where = {"in_scratch": True}
+        command = [command[0], str(ROOT / command[1])]
+    else:
+        where = {"cwd": str(ROOT)}
     for seat, seed in ((0, 1), (2, 2)):
-        bot = bots.create("subprocess", game=GAME, seed=seed, command=command, cwd=str(ROOT))
+        bot = bots.create("subprocess", game=GAME, seed=seed, command=command, sandbox=sandbox, **where)
         outcome = play(table_with(bot, seat=seat), seed=seed)
         assert outcome.forfeits == {}
         assert outcome.decisions[seat] > 0

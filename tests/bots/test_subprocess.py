@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-import socket
+import shutil
+import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
 import bots
-from bots.external import BotFailure, bwrap_works
+from bots.external import BotFailure, bwrap_problem, bwrap_works
+from bots.external.subprocess import SANDBOX_PATH, _bot_folders, _bwrap_prefix
 
-from .helpers import FAST, GAME, ROOT, misbehaving, play, running, table_with
+from .helpers import (
+    FAST, GAME, MISBEHAVE, PROBE, ROOT, break_bwrap, lure, misbehaving, play, probe_report, require_sandbox, running,
+    table_with,
+)
 
 
 def assert_forfeit_completes(outcome, seat: int, reason: str):
@@ -128,43 +135,64 @@ def test_bots_are_made_through_the_registry():
         bots.create("http", game=GAME, url="file:///etc/passwd")
 
 
-@pytest.mark.skipif(not bwrap_works(), reason="bubblewrap is not installed or cannot run here")
-def test_in_the_sandbox_there_is_no_network_and_only_the_scratch_is_writable(tmp_path):
-    listener = socket.create_server(("127.0.0.1", 0))  # reachable from any unsandboxed bot
-    port = listener.getsockname()[1]
-    probe = tmp_path / "probe.py"
-    probe.write_text(
-        "import json, socket, sys, os\n"
-        "report = {}\n"
-        "try:\n"
-        f"    socket.create_connection(('127.0.0.1', {port}), timeout=1); report['net'] = 'open'\n"
-        "except OSError as e:\n"
-        "    report['net'] = type(e).__name__\n"
-        "open(os.environ['HOME'] + '/f', 'w').write('x'); report['home'] = 'written'\n"
-        f"for path in ({str(ROOT / 'probe-write')!r}, '/tmp/scratch-ok'):\n"
-        "    try:\n"
-        "        open(path, 'w').write('x'); report[path] = 'written'\n"
-        "    except OSError as e:\n"
-        "        report[path] = 'refused'\n"
-        "print(json.dumps(report), file=sys.stderr, flush=True)\n"
-        "for line in sys.stdin:\n"
-        "    m = json.loads(line)\n"
-        "    if m['type'] == 'act':\n"
-        "        print(json.dumps({'action': m['view']['legal_actions'][0]}), flush=True)\n"
-    )
-    bot = bots.create("subprocess", game=GAME, command=[sys.executable, str(probe)],
-                      limits=FAST, sandbox="bwrap")
-    try:
+def test_in_the_sandbox_a_bot_finds_no_secret_no_network_and_no_file_but_its_own(tmp_path, monkeypatch):
+    # The service's secrets in the runner's environment, a server on loopback, a secret file in
+    # the repository and /etc/passwd: all out of reach; the bot's own folder is read.
+    require_sandbox()
+    with lure(monkeypatch, tmp_path / "bot") as lures:
+        bot = bots.create("subprocess", game=GAME, command=lures.probe(), cwd=str(tmp_path / "bot"),
+                          limits=FAST, sandbox="bwrap")
+        assert bot.sandboxed
         outcome = play(table_with(bot))
-    finally:
-        listener.close()
-    assert outcome.forfeits == {}
-    report = bot._err.decode()
-    assert '"net": "open"' not in report and '"net": ' in report
-    assert '"/tmp/scratch-ok": "refused"' in report  # /tmp is empty and read-only
-    assert '"home": "written"' in report
-    assert f'"{ROOT / "probe-write"}": "refused"' in report
-    assert not (ROOT / "probe-write").exists()
+        forfeit = assert_forfeit_completes(outcome, 0, "crash")  # the probe exits once it has looked
+        lures.assert_found_nothing(probe_report(forfeit.detail))
+
+
+def test_the_sandbox_shows_the_system_the_bots_files_and_nothing_else(tmp_path):
+    # An interpreter outside /usr (a virtualenv, pyenv's) brings its installation; a program
+    # in the repository brings its folder, not the repository; / and the folder of the scratch
+    # folders (other bots') are never shown, nor /etc, /proc, /run (a database's socket).
+    python = Path(sys.executable)
+    folders = _bot_folders([str(python), str(PROBE), "/", "/etc/passwd", "/proc/1/environ", "/run"], "/tmp")
+    assert str(PROBE.parent) in folders and str(ROOT) not in folders
+    assert str(python.parent.parent) in folders or python.parent.parent.as_posix().startswith("/usr")
+    assert not {"/", "/tmp", "/etc", "/proc", "/proc/1", "/run"} & set(folders)
+    assert _bot_folders(["python3", "-c", "print()"], "/") == []
+    # A link among the bot's files (its author's doing) shows its folder, not the link's target.
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "bot.py").symlink_to(ROOT / "README.md")
+    assert _bot_folders(["python3", str(tmp_path / "bot" / "bot.py")], "/") == [str(tmp_path / "bot")]
+
+
+def test_the_sandbox_hides_the_host_from_every_interpreter():
+    # The system as the sandbox shows it: python3 and node start, /etc holds only what the
+    # loader and the clock read, the host's folders are not there.
+    require_sandbox()
+    commands = [["python3", "-c", "import os, time; print(sorted(os.listdir('/')), time.tzname[0])"]]
+    if shutil.which("node"):
+        commands.append(["node", "-e", "console.log(require('fs').readdirSync('/').sort())"])
+    for command in commands:
+        scratch = tempfile.mkdtemp(prefix="mazziere-bot-")
+        try:
+            done = subprocess.run(_bwrap_prefix(shutil.which("bwrap"), scratch, scratch) + command,
+                                  capture_output=True, text=True, timeout=30, env={"PATH": SANDBOX_PATH})
+        finally:
+            shutil.rmtree(scratch)
+        assert done.returncode == 0, done.stderr
+        for hidden in ("home", "root", "srv", "var", "opt", "work", "run"):
+            assert f"'{hidden}'" not in done.stdout, (command, done.stdout)
+
+
+def test_where_bubblewrap_cannot_start_the_sandbox_says_why(tmp_path, monkeypatch):
+    break_bwrap(monkeypatch, tmp_path / "bin")
+    assert bwrap_problem().endswith("exited with code 1: bwrap: No permissions to create new namespace")
+    assert not bwrap_works()
+    with pytest.raises(ValueError, match="sandbox='bwrap' but the bubblewrap sandbox cannot start here: .*No perm"):
+        bots.create("subprocess", game=GAME, command=[sys.executable, str(MISBEHAVE), "crash", "1"], sandbox="bwrap")
+    # On one's own machine "auto" is the choice to run it unsandboxed there.
+    assert not bots.create("subprocess", game=GAME, command=["true"], sandbox="auto").sandboxed
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert bwrap_problem() == "bwrap is not installed (not found on PATH)"
 
 
 def test_bot_failure_carries_reason_and_detail():

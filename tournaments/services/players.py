@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 import bots
+from bots.external import bwrap_problem
 from bots.external.http import why_not_public
 import engine
 from tournaments import limits
@@ -95,6 +96,17 @@ def _check_builtin_config(config: dict) -> dict:
     return {"bot": name, "options": options}
 
 
+def sandbox_refusal() -> str | None:
+    """Why this server cannot run subprocess bots (None: it can). The service runs them only in
+    the bubblewrap sandbox, never without it (docs/bots.md): where bwrap is missing or cannot
+    make namespaces, they are refused at registration and at a tournament's start, and a seat
+    of one at play is forfeited."""
+    problem = bwrap_problem()
+    if problem is None:
+        return None
+    return f"subprocess bots run only in the bubblewrap sandbox, which cannot start on this server: {problem}"
+
+
 def _check_bot_config(bot_kind: str, config: Any) -> dict:
     """A bot's configuration, checked against tournaments.limits: unknown keys and options
     are refused, every string and number is bounded, a URL that does not parse is a 400."""
@@ -108,7 +120,11 @@ def _check_bot_config(bot_kind: str, config: Any) -> dict:
                                "bot_config")
         return {}
     if bot_kind == Player.BotKind.SUBPROCESS:
-        return limits.check_subprocess_config(config)
+        checked = limits.check_subprocess_config(config)
+        refusal = sandbox_refusal()
+        if refusal:
+            raise ServiceError(refusal, "bot_config")
+        return checked
     if bot_kind == Player.BotKind.HTTP:
         checked = limits.check_http_config(config)
         check_public_url(checked["url"], "bot_config.url", "bot_config",
@@ -135,10 +151,10 @@ def player_create(
             raise ServiceError("a person has no bot_kind or bot_config", "bot_kind")
         config: dict = {}
     else:
-        config = _check_bot_config(bot_kind, bot_config if bot_config is not None else {})
         if bot_kind == Player.BotKind.SUBPROCESS and owner is not None and not getattr(owner, "is_staff", False):
             # A subprocess bot is a command run on the service's own machines.
             raise ServiceError("only staff may register subprocess bots: they run on the server", "bot_kind", code="forbidden")
+        config = _check_bot_config(bot_kind, bot_config if bot_config is not None else {})
     if Player.objects.filter(name=name).exists():
         raise ServiceError(f"a player named {name!r} already exists", "name", code="unique")
     try:
@@ -208,8 +224,13 @@ def player_bot(player: Player, *, game: str, seed: int) -> bots.Bot:
                 raise ServiceError(problem, "player")
             return bots.create(config["bot"], game=game, seed=seed, **options)
         if player.bot_kind == Player.BotKind.SUBPROCESS:
+            refusal = sandbox_refusal()
+            if refusal:
+                raise ServiceError(refusal, "player")
+            # In the sandbox or not at all, working in its scratch folder: nothing of the
+            # worker's own folder (the repository, its .env, an SQLite file) is shown to it.
             return bots.create("subprocess", game=game, seed=seed, command=config["command"],
-                               limits=_stored_limits(config))
+                               limits=_stored_limits(config), sandbox="bwrap", in_scratch=True)
         headers = config.get("headers")
         return bots.create("http", game=game, seed=seed, url=config["url"], limits=_stored_limits(config),
                            headers=None if headers is None else limits.check_http_headers(headers),

@@ -17,7 +17,7 @@ from tournaments.selectors import active_entrants
 
 from .errors import ServiceError
 from .pairing import make_format, tournament_format
-from .players import builtin_problem
+from .players import builtin_problem, sandbox_refusal
 from .rounds import NOTHING, Progress, round_create_next, rounds_remake_ahead
 from .versions import standings_changed
 
@@ -330,6 +330,13 @@ def tournament_start(*, tournament: Tournament, actor=None) -> tuple[Tournament,
         raise ServiceError(
             f"{len(entrants)} entrants cannot fill a table of {tournament.table_size}", "entries"
         )
+    # Subprocess bots run only in the sandbox: where it cannot start, their every seat would be
+    # forfeited, so the tournament does not start with them.
+    programs = list(Player.objects.filter(pk__in=entrants, bot_kind=Player.BotKind.SUBPROCESS)
+                    .order_by("name").values_list("name", flat=True))
+    if programs and (refusal := sandbox_refusal()):
+        raise ServiceError(f"{refusal}; entered: {', '.join(programs)} (withdraw them to start without them)",
+                           "entries")
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="started", detail={"entrants": len(entrants)})
