@@ -37,7 +37,13 @@ from tournaments.selectors import online_seats
 from tournaments.services import online
 from tournaments.services.errors import ServiceError
 
-VIEW, OVER, TURN = "view", "over", "turn"
+VIEW, OVER, TURN, RESYNC = "view", "over", "turn", "resync"
+
+#: The most views one poll of a seat's or a spectator's feed sends between the last it sent (or
+#: the reader's Last-Event-ID) and the current one; a reader further behind gets ``resync`` and
+#: the current view alone (a view holds the state): a catch-up of a long match, or a run of
+#: many bot moves committed at once, is a few hundred KB at most, not the whole match's views.
+VIEWS_PER_POLL = 20
 
 
 @dataclass(frozen=True)
@@ -258,7 +264,7 @@ class SeatFeed:
         data = {
             "match": self.match_id, "actions": self.applied, "status": status, "turn": turn,
             "waiting_for": waiting_for, "deadline_at": deadline_at,
-            "view": self.state.view(self.position),
+            "view": online.served(self.state.view(self.position)),
         }
         if self.position is not None:
             data["position"] = self.position
@@ -292,14 +298,20 @@ class SeatFeed:
             return [Event(id=str(self.applied), kind=OVER, data={"match": self.match_id, "status": DELETED})]
         forfeited = snapshot.forfeited
         # The views the reader has not had between its last event and the current one: after
-        # ``after`` on the first poll (none without it), all of them on later polls.
+        # ``after`` on the first poll (none without it), all of them on later polls; VIEWS_PER_POLL
+        # at most, else none of them but a ``resync`` (the current view follows).
         seen = self.after if self.sent is None else self.sent[0]
         total = snapshot.count
         out = []
+        missed = 0 if seen is None else total - max(seen, self.applied) - 1
+        between = seen is not None and missed <= VIEWS_PER_POLL
+        if missed > VIEWS_PER_POLL:
+            out.append(Event(id="", kind=RESYNC, data={"match": self.match_id, "after": seen, "actions": total,
+                                                       "skipped": missed}))
         for action in snapshot.actions[self.applied - snapshot.first:total - snapshot.first]:
             self.state.apply(action)
             self.applied += 1
-            if seen is not None and seen < self.applied < total:
+            if between and seen < self.applied < total:
                 out.append(self._event(status=Match.Status.RUNNING, deadline_at=None, forfeited=forfeited))
         status = snapshot.status
         said = (self.applied, status, snapshot.deadline_at, tuple(sorted(forfeited)))

@@ -11,8 +11,10 @@ the tournament service") and docs/tournaments.md ("Input bounds"). Three budgets
   largest score a match can reach stays below 2**31 - 1 = 2,147,483,647 by a factor of 10 at
   least; the worst case is worked out next to each game's ceilings.
 * **Time.** A bot match is played by one worker under a lease (MATCH_LEASE_SECONDS, 300 s by
-  default): at the ceilings a match of built-in bots lasts seconds, not minutes, and a
-  built-in bot's decision stays under about a second.
+  default): at the ceilings the engine and the heuristic bots play a match in seconds (at most
+  MATCH_TURNS_MAX turns), and whatever a built-in bot's options, its thinking is held to
+  services.clocks (BOT_DECISION_SECONDS a decision, a share of BOT_MATCH_SECONDS a match).
+  docs/bots.md, "Time at the service's tables", gives the worst case per game.
 * **Size.** Lists a request may hold (headers, arguments, tie-breaks, menus of bet amounts the
   engine builds and sends to every bot at each decision) are short.
 """
@@ -109,11 +111,11 @@ GAME_OPTION_BOUNDS: dict[str, dict[str, Bound]] = {
         "stake_max": Bound(1, 10_000, "stakes: keeps 200 hands' scores under 2**31 / 39"),
     },
     # Spacca il mazzo: a game pays at most 25 + V points, V <= 116 card points (every rank
-    # once, doubled): 141; over 20 games 2,820. Time: 20 games of at most 5000 turns is
-    # 100,000 turns, ~5 s of random play (which runs into the turn limit every game).
+    # once, doubled): 141; over 20 games 2,820. Length: games x turn_limit is at most
+    # MATCH_TURNS_MAX (check_game_options), ~0.5 s of random play.
     "spacca_il_mazzo": {
         "games": Bound(1, 20, "rollouts of search bots play to the end of the match: ~20 times one game"),
-        "turn_limit": Bound(1, 5000, "5 times the default; 20 games stay under 100,000 turns"),
+        "turn_limit": Bound(1, 5000, "5 times the default; games x turn_limit at most 10,000"),
     },
     # Piazza: scores are figure points (at most 28 figures) less 3 per suit shown: hundreds.
     # Chips never count. table_max sizes every stake, join and raise menu, and the engine
@@ -124,6 +126,13 @@ GAME_OPTION_BOUNDS: dict[str, dict[str, Bound]] = {
         "replacement_limit": Bound(1, 20, "twice the rules' 10 (EC-10): replacement rounds in one turn"),
     },
 }
+
+#: The most turns a match may run: what a replay carries (~35 bytes of JSON an action: 350 KB)
+#: and what the players of an online match sit through. The other games stay under it by their
+#: options' ceilings (measured at the largest table, random play: Stoppa ~1,900 actions at 50
+#: hands, Sette e mezzo ~5,000 at 200 hands, Piazza ~800); Spacca il mazzo's games and
+#: turn_limit are bounded together by it.
+MATCH_TURNS_MAX = 10_000
 
 #: Per game, the options the engine's own validation already bounds (a seat number, or a
 #: choice among a few values): accepted as the engine checks them.
@@ -182,6 +191,14 @@ def check_game_options(game: str, players: int, options: Mapping[str, Any], fiel
                 "N·ante: set max_bet or raise cip",
                 field,
             )
+    elif game == "spacca_il_mazzo":
+        turns = options["games"] * options["turn_limit"]
+        if turns > MATCH_TURNS_MAX:
+            raise ServiceError(
+                f"games x turn_limit must be at most {MATCH_TURNS_MAX:,} in a tournament (a match's turns: what a "
+                f"replay and the players sit through), got {options['games']} x {options['turn_limit']} = {turns:,}",
+                field,
+            )
     elif game == "sette_e_mezzo":
         amounts = options["stake_max"] - options["stake_min"] + 1
         if amounts > MENU_MAX:
@@ -229,8 +246,8 @@ SEARCH_BOTS = frozenset({"ismcts"})
 #: Per game, ismcts's ``iterations`` ceiling: about one second a decision at the largest
 #: table and default options (measured, ms an iteration: Stoppa 2.9 with its bets searched,
 #: Sette e mezzo 0.9, Spacca il mazzo 4, Piazza 29 at 8 seats). Longer matches (Spacca il
-#: mazzo's ``games``, Piazza's ``french_double``) make each iteration longer: ``time_ms``
-#: is the budget that holds whatever the options.
+#: mazzo's ``games``, Piazza's ``french_double``, ``horizon`` "match") make each iteration
+#: longer: the service's time (services.clocks) is what holds whatever the options.
 ISMCTS_ITERATIONS: dict[str, int] = {"stoppa": 300, "sette_e_mezzo": 1000, "spacca_il_mazzo": 250, "piazza": 30}
 
 #: The options each built-in bot accepts through the service; anything else is refused.

@@ -73,6 +73,8 @@ CONTEXT = {
     ("stoppa", "ante"): ({"max_bet": 100},) * 2,
     ("sette_e_mezzo", "stake_min"): ({"stake_max": 10_000}, {"stake_max": 10_001}),
     ("sette_e_mezzo", "stake_max"): ({"stake_min": 9_900},) * 2,
+    ("spacca_il_mazzo", "games"): ({"turn_limit": 500},) * 2,
+    ("spacca_il_mazzo", "turn_limit"): ({"games": 2},) * 2,
 }
 
 
@@ -125,6 +127,9 @@ def play_randomly(game, players, options, seed):
 @pytest.mark.parametrize("game, players, options", [
     ("stoppa", 6, {"hands": 50, "ante": 1000, "side_ante": 1000, "cip": 100, "max_bet": 10_000, "card_fee": 1000}),
     ("sette_e_mezzo", 10, {"hands": 200, "stake_min": 9_801, "stake_max": 10_000}),
+    ("spacca_il_mazzo", 4, {"games": 2, "turn_limit": 5000}),
+    ("spacca_il_mazzo", 4, {"games": 20, "turn_limit": 500}),
+    ("piazza", 8, {"deck": "french_double", "table_max": 50, "replacement_limit": 20}),
 ])
 def test_a_match_at_the_ceilings_ends_in_moments_with_scores_far_inside_32_bits(game, players, options):
     limits.check_game_options(game, players, resolved(game, players, **options))
@@ -132,6 +137,16 @@ def test_a_match_at_the_ceilings_ends_in_moments_with_scores_far_inside_32_bits(
     state = play_randomly(game, players, options, seed=1)
     assert time.perf_counter() - started < 10
     assert max(abs(s) for s in state.scores()) < limits.INT32_MAX // 10
+    assert len(state.to_json()["actions"]) <= limits.MATCH_TURNS_MAX  # what a replay and a table sit through
+
+
+def test_a_spacca_il_mazzo_match_runs_at_most_10000_turns_games_times_turn_limit():
+    limits.check_game_options("spacca_il_mazzo", 4, resolved("spacca_il_mazzo", 4, games=10, turn_limit=1000))
+    error = refused(limits.check_game_options, "spacca_il_mazzo", 4,
+                    resolved("spacca_il_mazzo", 4, games=20, turn_limit=5000))  # the red team's 100,000
+    assert "games x turn_limit must be at most 10,000" in error.message and "20 x 5000 = 100,000" in error.message
+    error = refused(limits.check_game_options, "spacca_il_mazzo", 4, resolved("spacca_il_mazzo", 4, games=11))
+    assert "11 x 1000 = 11,000" in error.message  # the default turn_limit counts too
 
 
 # --------------------------------------------------------------------------- built-in bots

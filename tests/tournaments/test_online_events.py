@@ -17,19 +17,22 @@ import urllib.request
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.signals import request_finished
 from django.db import DatabaseError, close_old_connections
 from django.test import AsyncClient
+from rest_framework.test import APIClient
 
 import engine
 from tournaments import events, feeds
 from tournaments.api import streams
 from tournaments.models import Match, MatchAction, Result
 from tournaments.services import online
+from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tokens import token_create
-from tournaments.services.tournaments import tournament_cancel
+from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
 
-from .helpers import parse_events
+from .helpers import moved, parse_events
 from .test_online import (  # noqa: F401 - opened: a fixture
     GAMES, act, bearer, make_world, opened, plain, start, waiting,
 )
@@ -486,3 +489,101 @@ def test_a_caller_holds_at_most_streams_per_caller_streams_at_once(opened, djang
     again = w.owners["ada"].get(url)
     assert again.status_code == 200
     assert w.owners["ada"].get(url).status_code == 429
+
+
+def test_a_callers_streams_are_counted_across_processes_and_a_dead_processs_run_out(settings, monkeypatch):
+    """Two web processes (each its own count) share the cache's Redis: a caller's streams are
+    counted together; the places of a process that died without giving them back run out after
+    CLAIM_SECONDS unless renewed."""
+    from django.core.cache import caches
+    from rest_framework.exceptions import Throttled
+
+    from tournaments.cache import RedisCache
+
+    if not isinstance(caches["default"], RedisCache):
+        pytest.skip("a cache on Redis (CACHE_URL): scripts/test-services runs this")
+    settings.STREAMS_PER_CALLER = 2
+    one, two = streams._Open(), streams._Open()
+    first, second = one.take("user:9"), two.take("user:9")
+    for process in (one, two):
+        with pytest.raises(Throttled):
+            process.take("user:9")
+    assert one.take("user:10") and streams._Open().count("user:9") == 2  # another caller's are its own
+    two.give_back("user:9", second)
+    third = two.take("user:9")
+    # Later: ``one`` died holding ``first``; ``two`` renewed ``third``.
+    later = time.time() + streams.CLAIM_SECONDS / 2
+    monkeypatch.setattr(streams.time, "time", lambda: later)
+    two.renew("user:9", third)
+    later += streams.CLAIM_SECONDS / 2 + 1
+    assert two.take("user:9")  # first's place ran out
+    with pytest.raises(Throttled):
+        two.take("user:9")  # third's is held
+
+
+def test_streams_are_counted_per_process_while_the_caches_redis_cannot_be_reached(settings, caplog):
+    from rest_framework.exceptions import Throttled
+
+    from tournaments.cache import RedisCache
+
+    settings.STREAMS_PER_CALLER = 1
+    unreachable = RedisCache("redis://127.0.0.1:9/0", {"OPTIONS": {"socket_connect_timeout": 0.5}})
+
+    class Cut(streams._Open):
+        def _redis(self):
+            return unreachable
+
+    process = Cut()
+    token = process.take("user:3")
+    with pytest.raises(Throttled):
+        process.take("user:3")
+    assert "counted per process" in caplog.text
+    process.give_back("user:3", token)
+    assert process.take("user:3")
+
+
+# --- bounded answers -------------------------------------------------------------------------
+
+def test_a_long_matchs_catch_up_and_views_are_bounded_in_bytes(django_capture_on_commit_callbacks):
+    """The red team's recipe: an online Spacca il mazzo of nearly 10,000 turns (the most the
+    limits allow), its one person's seat forfeited at once, the bots playing it out in the
+    workers; then an anonymous spectator and the person ask for every view since the start. A
+    view once carried the whole game's events (411 KB after ~9,500 actions) and the catch-up
+    every view: 1.69 GB in one answer."""
+    owner = get_user_model().objects.create_user("long-ada")
+    ada = player_create(name="long-ada", kind="person", owner=owner)
+    tournament = tournament_create(name="Long", slug="long", game="spacca_il_mazzo", table_size=2,
+                                   format="round_robin", format_config={}, options={"games": 10, "turn_limit": 1000},
+                                   online=True, seed=4, owner=owner)
+    for player in (ada, builtin_bot_get_or_create(bot="random")):
+        entry_add(tournament=tournament, player=player)
+    with django_capture_on_commit_callbacks(execute=True):
+        _, progress = tournament_start(tournament=tournament)
+    match = Match.objects.get(round__tournament=tournament)
+    moved(online.online_matches_open(match_ids=[match.pk]))
+    position = match.seats.get(player=ada).position
+    moved(online.seat_forfeit(match_id=match.pk, position=position, reason="gone", actor=owner))
+    match.refresh_from_db()
+    actions = MatchAction.objects.filter(match=match).count()
+    assert match.status == Match.Status.FINISHED and actions > 9_000
+
+    person = APIClient()
+    person.force_authenticate(owner)
+    for client, url in ((APIClient(), f"/api/matches/{match.pk}/events/"),
+                        (person, f"/api/matches/{match.pk}/seats/{position}/events/")):
+        answer = client.get(f"{url}?follow=false&last_event_id=0")
+        body = b"".join(answer.streaming_content)
+        assert answer.status_code == 200 and len(body) < 100_000, len(body)
+        got = parse_events(body)
+        assert [e["event"] for e in got] == ["resync", "view", "over"]
+        assert got[0]["data"] == {"match": match.pk, "after": 0, "actions": actions, "skipped": actions - 1}
+        view = got[1]["data"]["view"]
+        assert len(view["events"]) == online.VIEW_EVENTS and view["events_skipped"] > 0
+        assert got[1]["id"] == str(actions)
+    # A reader a few actions behind gets each view it missed; each view is bounded.
+    answer = APIClient().get(f"/api/matches/{match.pk}/events/?follow=false&last_event_id={actions - 5}")
+    got = parse_events(b"".join(answer.streaming_content))
+    assert [e["id"] for e in got if e["event"] == "view"] == [str(n) for n in range(actions - 4, actions + 1)]
+    assert all(len(e["data"]["view"]["events"]) <= online.VIEW_EVENTS for e in got if e["event"] == "view")
+    table = APIClient().get(f"/api/matches/{match.pk}/table/")
+    assert table.status_code == 200 and len(table.content) < 30_000

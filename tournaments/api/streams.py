@@ -18,9 +18,11 @@ import json
 import logging
 import threading
 import time
+import uuid
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.core.cache import caches
 from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, close_old_connections, connection
@@ -28,9 +30,11 @@ from django.http import StreamingHttpResponse
 from rest_framework import exceptions
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
+from redis.exceptions import RedisError
 from rest_framework.throttling import BaseThrottle
 
 from tournaments import events
+from tournaments.cache import RedisCache
 from tournaments.feeds import Event
 from tournaments.services.errors import ServiceError
 
@@ -78,36 +82,112 @@ def last_event_id(request) -> str | None:
     return request.headers.get("Last-Event-ID") or request.query_params.get("last_event_id")
 
 
+#: How long a stream's place among its caller's is held without being renewed: a stream renews
+#: it at every look at its feed (at least every EVENTS_POLL_SECONDS), so a process that dies
+#: with streams open gives their places back within this time.
+CLAIM_SECONDS = 60
+
+# Take a place among a caller's streams, atomically in Redis: drop the places whose claim ran
+# out, refuse if ARGV[3] are held, else hold this one (ARGV[4]) until ARGV[2].
+_TAKE = """
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+redis.call('EXPIRE', KEYS[1], math.ceil(ARGV[2] - ARGV[1]) + 1)
+return 1
+"""
+
+
 class _Open:
-    """The streams open in this process, per caller (an account, or an address when anonymous):
-    at most STREAMS_PER_CALLER at once, so that one caller cannot hold the process's
-    connections (or, under WSGI, its threads). Per process: with N processes a caller may hold
-    N times as many."""
+    """The streams open per caller (an account, or an address when anonymous): at most
+    STREAMS_PER_CALLER at once, so that one caller cannot hold the service's connections (or,
+    under WSGI, its threads). Counted where every web process counts: in the cache's Redis
+    (CACHE_URL, as a deployment sets it), a sorted set per caller, each stream a member whose
+    score is when its place runs out (renewed while it lives: CLAIM_SECONDS); in this process's
+    memory where the cache is (the embedded default: one process), or while Redis cannot be
+    reached (then per process, and the log says so)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._open: dict[str, int] = {}
+        self._open: dict[str, set[str]] = {}  # this process's streams, by caller
+        self._script = None
 
-    def take(self, caller: str) -> None:
-        """One more stream for ``caller``, or 429 (throttled) when it holds the most it may."""
+    def _redis(self):
+        cache = caches["default"]
+        return cache if isinstance(cache, RedisCache) else None
+
+    def _key(self, cache, caller: str) -> str:
+        return cache.make_and_validate_key(f"streams:{caller}")
+
+    def take(self, caller: str) -> str:
+        """A place for one more stream of ``caller`` (its token, to renew and give back), or 429
+        (throttled) when it holds the most it may."""
         limit = settings.STREAMS_PER_CALLER
+        token = uuid.uuid4().hex
+        held = self._take_shared(caller, token, limit)
         with self._lock:
-            if self._open.get(caller, 0) >= limit:
-                raise exceptions.Throttled(wait=RETRY_MILLISECONDS / 1000, detail=(
-                    f"at most {limit} event streams at once per account (or address): close one first"))
-            self._open[caller] = self._open.get(caller, 0) + 1
-
-    def give_back(self, caller: str) -> None:
-        with self._lock:
-            left = self._open.get(caller, 0) - 1
-            if left > 0:
-                self._open[caller] = left
-            else:
+            mine = self._open.setdefault(caller, set())
+            if held is None:  # no shared count: this process's
+                held = len(mine) < limit
+            if held:
+                mine.add(token)
+            elif not mine:
                 self._open.pop(caller, None)
+        if not held:
+            raise exceptions.Throttled(wait=RETRY_MILLISECONDS / 1000, detail=(
+                f"at most {limit} event streams at once per account (or address): close one first"))
+        return token
+
+    def _take_shared(self, caller: str, token: str, limit: int) -> bool | None:
+        cache = self._redis()
+        if cache is None:
+            return None
+        key, now = self._key(cache, caller), time.time()
+        try:
+            client = cache._cache.get_client(key, write=True)
+            if self._script is None:
+                self._script = client.register_script(_TAKE)
+            return bool(self._script(keys=[key], args=[now, now + CLAIM_SECONDS, limit, token], client=client))
+        except RedisError:
+            log.warning("event streams counted per process: the cache's Redis cannot be reached", exc_info=True)
+            return None
+
+    def renew(self, caller: str, token: str) -> None:
+        """The stream is alive: hold its place another CLAIM_SECONDS."""
+        cache = self._redis()
+        if cache is None:
+            return
+        key, now = self._key(cache, caller), time.time()
+        try:
+            client = cache._cache.get_client(key, write=True)
+            with client.pipeline(transaction=False) as pipe:
+                pipe.zadd(key, {token: now + CLAIM_SECONDS}, xx=True).expire(key, CLAIM_SECONDS + 1).execute()
+        except RedisError:
+            pass  # its place runs out, and is taken again by the next stream's count
+
+    def give_back(self, caller: str, token: str) -> None:
+        with self._lock:
+            mine = self._open.get(caller, set())
+            mine.discard(token)
+            if not mine:
+                self._open.pop(caller, None)
+        cache = self._redis()
+        if cache is not None:
+            try:
+                cache._cache.get_client(self._key(cache, caller), write=True).zrem(self._key(cache, caller), token)
+            except RedisError:
+                pass  # runs out after CLAIM_SECONDS
 
     def count(self, caller: str) -> int:
+        """The streams ``caller`` holds: every process's where they are counted together."""
+        cache = self._redis()
+        if cache is not None:
+            key = self._key(cache, caller)
+            client = cache._cache.get_client(key)
+            client.zremrangebyscore(key, "-inf", time.time())
+            return client.zcard(key)
         with self._lock:
-            return self._open.get(caller, 0)
+            return len(self._open.get(caller, ()))
 
     def clear(self) -> None:
         with self._lock:
@@ -126,36 +206,36 @@ def caller_key(request) -> str:
 
 
 class _StreamResponse(StreamingHttpResponse):
-    """A stream's response, which gives its caller's slot back when the server closes it (its
+    """A stream's response, which gives its caller's place back when the server closes it (its
     end, the client gone, or never started), once."""
 
-    def __init__(self, *args, caller: str, **kwargs) -> None:
+    def __init__(self, *args, place: tuple[str, str], **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._caller = caller
+        self._place = place
 
     def close(self) -> None:
         try:
             super().close()
         finally:
-            caller, self._caller = self._caller, None
-            if caller is not None:
-                open_streams.give_back(caller)
+            place, self._place = self._place, None
+            if place is not None:
+                open_streams.give_back(*place)
 
 
 def event_stream(request, feed, *, follow: bool = True) -> StreamingHttpResponse:
     """The response that streams ``feed`` (a SeatFeed or TurnFeed); 429 when the caller holds
     STREAMS_PER_CALLER streams already."""
     caller = caller_key(request)
-    open_streams.take(caller)
+    place = (caller, open_streams.take(caller))
     if isinstance(request._request, ASGIRequest):
-        body = _async_stream(feed, follow)
+        body = _async_stream(feed, follow, place)
         # The request's thread is done with the database: hand its connection back now (to the
         # pool, DATABASE_POOL), not when the stream ends, or each open stream would hold one.
         if not connection.in_atomic_block:
             connection.close()
     else:
-        body = _sync_stream(feed, follow)
-    response = _StreamResponse(body, content_type="text/event-stream; charset=utf-8", caller=caller)
+        body = _sync_stream(feed, follow, place)
+    response = _StreamResponse(body, content_type="text/event-stream; charset=utf-8", place=place)
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # a proxy such as nginx must not hold the events back
     return response
@@ -180,9 +260,16 @@ class _Pace:
     the events read, a keep-alive after EVENTS_KEEPALIVE_SECONDS of silence, the end when the
     feed is done, when not following, or after STREAM_MAX_SECONDS."""
 
-    def __init__(self, feed, follow: bool) -> None:
-        self.feed, self.follow = feed, follow
-        self.started = self.last_sent = time.monotonic()
+    def __init__(self, feed, follow: bool, place: tuple[str, str] | None) -> None:
+        self.feed, self.follow, self.place = feed, follow, place
+        self.started = self.last_sent = self.renewed = time.monotonic()
+
+    def renew(self) -> None:
+        """Hold the stream's place among its caller's (a look at least every
+        EVENTS_POLL_SECONDS renews it well within CLAIM_SECONDS)."""
+        if self.place is not None and time.monotonic() - self.renewed >= CLAIM_SECONDS / 4:
+            self.renewed = time.monotonic()
+            open_streams.renew(*self.place)
 
     def sent(self, chunks: list[bytes]) -> bytes:
         self.last_sent = time.monotonic()
@@ -203,13 +290,14 @@ def _failed() -> None:
     log.warning("event stream closed: the database failed", exc_info=True)  # the client reconnects
 
 
-def _sync_stream(feed, follow: bool):
+def _sync_stream(feed, follow: bool, place: tuple[str, str] | None = None):
     hub = events.hub()
     waiter = hub.listen(feed.channels)  # before the first read: nothing published meanwhile is missed
-    pace = _Pace(feed, follow)
+    pace = _Pace(feed, follow, place)
     try:
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
         while True:
+            pace.renew()
             try:
                 chunks = _poll(feed)
             except DatabaseError:
@@ -249,13 +337,15 @@ async def _poll_async(feed) -> list[bytes]:
     return [encode(event) for event in got]
 
 
-async def _async_stream(feed, follow: bool):
+async def _async_stream(feed, follow: bool, place: tuple[str, str] | None = None):
     hub = events.hub()
     waiter = hub.listen(feed.channels, loop=asyncio.get_running_loop())
-    pace = _Pace(feed, follow)
+    pace = _Pace(feed, follow, place)
     try:
         yield f"retry: {RETRY_MILLISECONDS}\n\n".encode()
         while True:
+            if place is not None and time.monotonic() - pace.renewed >= CLAIM_SECONDS / 4:
+                await sync_to_async(pace.renew, thread_sensitive=False)()  # Redis: not on the loop
             try:
                 chunks = await _poll_async(feed)
             except DatabaseError:

@@ -873,6 +873,24 @@ def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Pr
         return _advance(table) + _finish_if_over(table)
 
 
+#: The most events a view the API or a stream serves carries: the latest of its hand's (its
+#: game's, in Spacca il mazzo) — every hand of Stoppa, Sette e mezzo and Piazza fits (at most
+#: ~130 events, at the largest tables); a Spacca il mazzo game may run to thousands (~80 bytes
+#: each). A view holds the state; the match's history is its stream and, once public, its replay.
+VIEW_EVENTS = 200
+
+
+def served(view: dict) -> dict:
+    """``view`` (an engine's view) as the API and the streams serve it: at most VIEW_EVENTS of
+    its events, the latest, with ``events_skipped``, how many earlier ones are left out, when
+    any is. Changes and returns ``view``."""
+    events = view.get("events")
+    if events is not None and len(events) > VIEW_EVENTS:
+        view["events_skipped"] = len(events) - VIEW_EVENTS
+        view["events"] = events[-VIEW_EVENTS:]
+    return view
+
+
 def seat_view(*, match: Match, position: int) -> dict:
     """What the seat at ``position`` sees now (the engine's ``view(seat)``: its own cards, the
     public table, whose turn, its legal actions on its turn), for its own player's owner only
@@ -887,7 +905,7 @@ def seat_view(*, match: Match, position: int) -> dict:
         "forfeited": bool(seat.forfeit_reason), "deadline_at": match.deadline_at,
         "bank_left": bank_left(table, position) if table.tournament.bank_seconds and seat.player.plays_online else None,
         "actions": table.actions,
-        "view": table.state.view(position),
+        "view": served(table.state.view(position)),
     }
 
 
@@ -899,6 +917,6 @@ def table_view(*, match: Match) -> dict:
     return {
         "match": match.pk, "status": match.status, "turn": table.state.current_player(),
         "waiting_for": table.waits_for(), "deadline_at": match.deadline_at, "actions": table.actions,
-        "view": table.state.view(None),
+        "view": served(table.state.view(None)),
     }
 
