@@ -124,6 +124,10 @@ REST_FRAMEWORK = {
     # (compose: nginx, 1). 0: the connection's address is the caller's, and the header, which
     # anybody may send, is ignored. The anonymous budgets and stream caps count per address.
     "NUM_PROXIES": int(os.environ.get("API_NUM_PROXIES", "0")),
+    # Request bodies are JSON, and only JSON (tournaments/api/parsers.py; other types: 415).
+    "DEFAULT_PARSER_CLASSES": ["tournaments.api.parsers.JsonParser"],
+    # The test client's bodies too (its default is multipart, which the API refuses).
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     # drf-spectacular's, plus the error statuses each operation can answer (tournaments/api/schema.py).
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],

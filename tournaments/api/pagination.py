@@ -55,12 +55,19 @@ def cursor_values(text: str, max_chars: int) -> list:
     return values
 
 
+def whole_number(text: str, max_digits: int) -> bool:
+    """``text`` is a whole number written in at most ``max_digits`` ASCII digits: what ``int``
+    reads and a bound can be checked on. (``str.isdigit`` alone takes "²" and "٣", which ``int``
+    refuses, and any number of digits, which ``int`` refuses past 4,300.)"""
+    return text.isascii() and text.isdigit() and len(text) <= max_digits
+
+
 def bounded_int(request, name: str, default: int, low: int, high: int) -> int:
     """Query parameter ``name`` as an integer in [low, high], ``default`` when absent (400 else)."""
     raw = request.query_params.get(name)
     if raw is None or raw == "":
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not whole_number(raw, len(str(high))) or not low <= int(raw) <= high:
         raise ValidationError({name: [f"{name} is a whole number from {low} to {high}"]})
     return int(raw)
 
@@ -77,7 +84,9 @@ class Pages(pagination.LimitOffsetPagination):
 
 
 class Cursor(pagination.CursorPagination):
-    """Pages by a cursor over an order that never changes (``ordering``: a unique field)."""
+    """Pages by a cursor over an order that never changes (``ordering``: a unique integer
+    field, e.g. the id). A cursor's position is a value of that field, which this list's links
+    only ever give as a whole number: any other is refused before the database sees it."""
 
     page_size = DEFAULT_LIMIT
     page_size_query_param = "limit"
@@ -89,9 +98,12 @@ class Cursor(pagination.CursorPagination):
 
     def decode_cursor(self, request):
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except pagination.NotFound:  # DRF's answer to a cursor it cannot read is a 404
             raise bad_cursor() from None
+        if cursor is not None and cursor.position is not None and not whole_number(cursor.position, 18):
+            raise bad_cursor()  # "abc" or 2**70 would reach the database's integer column
+        return cursor
 
 
 def cursor_by(field: str) -> type[Cursor]:
