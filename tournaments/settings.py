@@ -65,6 +65,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A sign-in beyond its budget outside the API (the admin's login): a 429 page.
+    "tournaments.web.middleware.SignInRefusedMiddleware",
 ]
 
 ROOT_URLCONF = "tournaments.urls"
@@ -97,6 +99,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Every username-and-password attempt (HTTP Basic on the API, POST /api/session/, the admin's
+# login, the pages' sign-in form) is counted first against the sign-in budgets per address and
+# per account (tournaments/signin.py: a backend that authenticates nobody), then checked by
+# Django's ModelBackend, which sessions keep naming.
+AUTHENTICATION_BACKENDS = ["tournaments.signin.SignInBudget", "django.contrib.auth.backends.ModelBackend"]
 
 # Signing in on the pages (tournaments/web/organise.py): the organisers' screens send anybody
 # else there, and back; signing out goes home.
@@ -156,7 +164,9 @@ REST_FRAMEWORK = {
         "bot_token": os.environ.get("API_BOT_TOKEN_RATE", "3600/minute"),
         "tokens": os.environ.get("API_TOKENS_RATE", "30/minute"),
         "accounts": os.environ.get("API_ACCOUNTS_RATE", "20/hour"),
+        # Sign-in attempts with a password (tournaments/signin.py): per address, per account tried.
         "sign_in": os.environ.get("API_SIGN_IN_RATE", "10/minute"),
+        "sign_in_account": os.environ.get("API_SIGN_IN_ACCOUNT_RATE", "20/hour"),
     },
 }
 
