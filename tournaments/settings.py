@@ -4,6 +4,8 @@ see tournaments/config.py and the README's "Configuration" table."""
 import os
 from pathlib import Path
 
+from csp import constants as csp
+
 from tournaments.config import (
     cache_config,
     celery_config,
@@ -50,6 +52,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every answer (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     # ETag on every GET answered 200 (a hash of the body), 304 to If-None-Match that matches
     # (docs/api.md, "Caching"); never on event streams.
     "django.middleware.http.ConditionalGetMiddleware",
@@ -68,6 +72,25 @@ MIDDLEWARE = [
     # A sign-in beyond its budget outside the API (the admin's login): a 429 page.
     "tournaments.web.middleware.SignInRefusedMiddleware",
 ]
+
+# What a page may load and run (django-csp): its own scripts, styles and images only, never an
+# inline script, style or handler (the pages' JS and CSS are static files), no plugins, no
+# <base>, forms posted here only, framed by nobody. Swagger UI and ReDoc (/api/docs/,
+# /api/redoc/) add what their bundles need (tournaments/urls.py). SecurityMiddleware's defaults
+# add X-Content-Type-Options: nosniff, Referrer-Policy: same-origin and
+# Cross-Origin-Opener-Policy: same-origin; XFrameOptionsMiddleware X-Frame-Options: DENY.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [csp.SELF],
+        "script-src": [csp.SELF],
+        "style-src": [csp.SELF],
+        "img-src": [csp.SELF],
+        "object-src": [csp.NONE],
+        "base-uri": [csp.NONE],
+        "form-action": [csp.SELF],
+        "frame-ancestors": [csp.NONE],
+    },
+}
 
 ROOT_URLCONF = "tournaments.urls"
 WSGI_APPLICATION = "tournaments.wsgi.application"
