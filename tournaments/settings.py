@@ -200,6 +200,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tournaments for Italian card games.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # A request body's component apart from its answer's (PlayerRequest beside Player): what a
+    # client sends lists no read-only field, so a generated client needs none to make a request.
+    "COMPONENT_SPLIT_REQUEST": True,
     # Swagger UI (/api/docs/) and ReDoc (/api/redoc/) from drf-spectacular-sidecar's static files.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -72,6 +72,20 @@ def bounded_int(request, name: str, default: int, low: int, high: int) -> int:
     return int(raw)
 
 
+def bounded(parameters: list[dict], bounds: dict[str, tuple[int, int, str]]) -> list[dict]:
+    """DRF's schema of a paginator's query parameters, with the bounds each is held to
+    (``{name: (low, high, description)}``), so that the schema says what the API refuses."""
+    for parameter in parameters:
+        if parameter["name"] in bounds:
+            low, high, description = bounds[parameter["name"]]
+            parameter["schema"] = {**parameter["schema"], "minimum": low, "maximum": high}
+            parameter["description"] = description
+    return parameters
+
+
+LIMIT_TEXT = f"lines a page (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})"
+
+
 class Pages(pagination.LimitOffsetPagination):
     default_limit = DEFAULT_LIMIT
     max_limit = MAX_LIMIT
@@ -81,6 +95,12 @@ class Pages(pagination.LimitOffsetPagination):
 
     def get_offset(self, request) -> int:
         return bounded_int(request, self.offset_query_param, 0, 0, MAX_OFFSET)
+
+    def get_schema_operation_parameters(self, view):
+        return bounded(super().get_schema_operation_parameters(view), {
+            self.limit_query_param: (1, self.max_limit, LIMIT_TEXT),
+            self.offset_query_param: (0, MAX_OFFSET, "lines to skip"),
+        })
 
 
 class Cursor(pagination.CursorPagination):
@@ -95,6 +115,10 @@ class Cursor(pagination.CursorPagination):
 
     def get_page_size(self, request) -> int:
         return bounded_int(request, self.page_size_query_param, self.page_size, 1, self.max_page_size)
+
+    def get_schema_operation_parameters(self, view):
+        return bounded(super().get_schema_operation_parameters(view),
+                       {self.page_size_query_param: (1, self.max_page_size, LIMIT_TEXT)})
 
     def decode_cursor(self, request):
         try:
@@ -121,3 +145,14 @@ class Ordering(filters.OrderingFilter):
             allowed = ", ".join(name for name, _ in self.get_valid_fields(queryset, view, {"request": request}))
             raise ValidationError({self.ordering_param: [f"order by {allowed} (a - before one: descending)"]})
         return valid
+
+    def get_schema_operation_parameters(self, view):
+        """The schema names the fields, as a pattern of what the list takes."""
+        parameters = super().get_schema_operation_parameters(view)
+        names = "|".join(name if isinstance(name, str) else name[0] for name in getattr(view, "ordering_fields", ()))
+        if names:
+            term = f"-?({names})"
+            parameters[0]["schema"] = {**parameters[0]["schema"], "pattern": f"^{term}(,{term})*$"}
+            parameters[0]["description"] = (f"order by {names.replace('|', ', ')}, comma-separated "
+                                            "(a - before one: descending)")
+        return parameters
