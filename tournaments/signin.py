@@ -13,9 +13,10 @@ is hashed and checked:
 Beyond either, the attempt is refused (:class:`SignInRefused`), the right password too: 429
 with ``Retry-After``, in the API's JSON shape on the API (DRF answers it: it is a ``Throttled``),
 a page in the site's layout elsewhere (tournaments.web.middleware.SignInRefusedMiddleware; the
-pages' sign-in form shows it above the form). The budget only stops passwords: a token, or a session already signed in, presents none,
-so a stranger spending an account's budget never stops its owner's programs nor their open
-sessions, only their signing in again with the password until the window ends.
+pages' sign-in form shows it above the form). The budget only stops passwords: a token, or a
+session already signed in, presents none, so a stranger spending an account's budget never
+stops its owner's programs nor their open sessions, only their signing in again with the
+password until the window ends.
 
 Counted in the cache in fixed windows, like the API's own budgets (tournaments/api/throttles.py).
 """

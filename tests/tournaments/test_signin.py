@@ -133,8 +133,9 @@ def admin_sign_in(client: Client, password: str, username: str = "ada"):
     return client.post("/admin/login/?next=/admin/", {"username": username, "password": password})
 
 
-def test_forty_admin_login_guesses_meet_a_429_page_and_the_right_password_too(db, checked):
-    account_create(username="ada", password=GOOD).__class__.objects.filter(username="ada").update(is_staff=True)
+def test_forty_admin_login_guesses_meet_a_429_page_and_the_right_password_too(ada, checked):
+    ada.is_staff = True
+    ada.save(update_fields=["is_staff"])
     here = Client(REMOTE_ADDR="203.0.113.5")
     answers = [admin_sign_in(here, f"guess {i}") for i in range(40)]
     assert [a.status_code for a in answers] == [200] * 10 + [429] * 30  # 200: the form again, with its error

@@ -102,9 +102,10 @@ class TokenThrottle(_Budget):
 
 
 class ScopeThrottle(ScopedRateThrottle):
-    """A view's own budget (its ``throttle_scope``: ``tokens``, ``accounts``, ``sign_in``), per account or,
+    """A view's own budget (its ``throttle_scope``: ``tokens``, ``accounts``), per account or,
     anonymous, per address, its rate read when a request comes. A view's
-    ``throttle_scope_methods`` (e.g. POST only: sign-ups, sign-in attempts) limits what counts."""
+    ``throttle_scope_methods`` (e.g. POST only: sign-ups) limits what counts. (Sign-in attempts
+    have budgets of their own, counted wherever a password is presented: tournaments/signin.py.)"""
 
     def allow_request(self, request, view):
         methods = getattr(view, "throttle_scope_methods", None)

@@ -7,6 +7,7 @@ from django.middleware import locale
 from django.utils import translation
 
 from tournaments.signin import SignInRefused
+from tournaments.web import organise
 
 # Answered in English whatever the browser asks: the API's messages are a contract for programs
 # (docs/api.md, "Errors"), and its JSON must not vary with Accept-Language.
@@ -45,7 +46,5 @@ class SignInRefusedMiddleware:
     def process_exception(self, request, exception):
         if not isinstance(exception, SignInRefused):
             return None
-        from tournaments.web import organise  # the pages' views import this module's neighbours
-
         return organise.throttled(organise.refused(request, organise.too_many(exception.wait, exception.by), 429),
                                   exception.wait)
