@@ -398,6 +398,7 @@ def start_server(args, env: dict, port: int, log, command: list[str] | None = No
     server = subprocess.Popen(
         command or [sys.executable, "-m", "uvicorn", args.app, "--host", HOST, "--port", str(port),
                     "--workers", str(args.workers), "--no-access-log", "--log-level", "warning",
+                    "--no-proxy-headers",  # as compose runs it: the caller's address is the connection's
                     # Longer than the gaps between a seat's moves: each seat keeps its connection.
                     "--timeout-keep-alive", "60"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,

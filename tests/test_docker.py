@@ -4,7 +4,15 @@ runs the server and the settings it is meant to."""
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -13,7 +21,8 @@ import yaml
 from tournaments.api.streams import STREAM_PATHS
 from tournaments.config import database_config
 
-DOCKER = Path(__file__).resolve().parent.parent / "docker"
+ROOT = Path(__file__).resolve().parent.parent
+DOCKER = ROOT / "docker"
 
 
 @pytest.fixture(scope="module")
@@ -87,3 +96,61 @@ def test_each_service_runs_its_server_behind_the_proxy(compose):
     assert web["CONN_MAX_AGE"] == 600 and "pool" not in web.get("OPTIONS", {})  # a connection per thread, kept
     streams = database_config(services["streams"]["environment"], base_dir=Path("/app"))
     assert streams["OPTIONS"]["pool"]["max_size"] >= 1
+
+
+def test_uvicorn_never_takes_the_callers_address_from_a_header(compose):
+    """The app counts addresses itself (API_NUM_PROXIES): uvicorn's proxy-headers middleware,
+    on by default for connections from 127.0.0.1, would put a forged X-Forwarded-For's address
+    in its place, giving a caller a new anonymous budget and stream cap at every request."""
+    assert "--no-proxy-headers" in compose["services"]["streams"]["command"].split()
+    assert "--no-proxy-headers" in (DOCKER / "Dockerfile").read_text()  # the image alone serves with uvicorn too
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_forged_x_forwarded_for_does_not_change_the_address_uvicorn_serving_as_compose_does_counts(
+        compose, tmp_path):
+    """compose's streams command, on a free local port in one worker (without CACHE_URL each
+    process counts in its own memory), with nothing in front (API_NUM_PROXIES 0): three requests
+    from 127.0.0.1, each naming another address in X-Forwarded-For, share one budget of two."""
+    words = compose["services"]["streams"]["command"].split()
+    assert words[0] == "uvicorn"
+    command = [sys.executable, "-m", *words]
+    port = free_port()
+    command[command.index("--host") + 1] = "127.0.0.1"
+    command[command.index("--port") + 1] = str(port)
+    command[command.index("--workers") + 1] = "1"
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "DEBUG": "false", "SECRET_KEY": "x" * 50,
+           "ALLOWED_HOSTS": "127.0.0.1", "MAZZIERE_SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+           "API_NUM_PROXIES": "0", "API_ANON_RATE": "2/hour"}
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            statuses = []
+            for forged in ("198.51.100.1", "198.51.100.2", "198.51.100.3"):
+                request = urllib.request.Request(f"http://127.0.0.1:{port}/api/", headers={"X-Forwarded-For": forged})
+                statuses.append(answer_status(request, server, log))
+            assert statuses == [200, 200, 429]  # one caller, 127.0.0.1, whatever the header says
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def answer_status(request, server, log) -> int:
+    """The status of ``request``, waiting up to 60 s for the server to listen."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status
+        except urllib.error.HTTPError as refused:
+            return refused.code
+        except (ConnectionError, urllib.error.URLError):
+            if server.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                raise AssertionError(f"uvicorn did not answer: {log.read().decode()[-2000:]}") from None
+            time.sleep(0.2)

@@ -4,6 +4,8 @@ see tournaments/config.py and the README's "Configuration" table."""
 import os
 from pathlib import Path
 
+from csp import constants as csp
+
 from tournaments.config import (
     cache_config,
     celery_config,
@@ -51,6 +53,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Content-Security-Policy on every answer (CONTENT_SECURITY_POLICY below).
+    "csp.middleware.CSPMiddleware",
     # ETag on every GET answered 200 (a hash of the body), 304 to If-None-Match that matches
     # (docs/api.md, "Caching"); never on event streams.
     "django.middleware.http.ConditionalGetMiddleware",
@@ -66,7 +70,28 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A sign-in beyond its budget outside the API (the admin's login): a 429 page.
+    "tournaments.web.middleware.SignInRefusedMiddleware",
 ]
+
+# What a page may load and run (django-csp): its own scripts, styles and images only, never an
+# inline script, style or handler (the pages' JS and CSS are static files), no plugins, no
+# <base>, forms posted here only, framed by nobody. Swagger UI and ReDoc (/api/docs/,
+# /api/redoc/) add what their bundles need (tournaments/urls.py). SecurityMiddleware's defaults
+# add X-Content-Type-Options: nosniff, Referrer-Policy: same-origin and
+# Cross-Origin-Opener-Policy: same-origin; XFrameOptionsMiddleware X-Frame-Options: DENY.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [csp.SELF],
+        "script-src": [csp.SELF],
+        "style-src": [csp.SELF],
+        "img-src": [csp.SELF],
+        "object-src": [csp.NONE],
+        "base-uri": [csp.NONE],
+        "form-action": [csp.SELF],
+        "frame-ancestors": [csp.NONE],
+    },
+}
 
 ROOT_URLCONF = "tournaments.urls"
 WSGI_APPLICATION = "tournaments.wsgi.application"
@@ -99,6 +124,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Every username-and-password attempt (HTTP Basic on the API, POST /api/session/, the admin's
+# login, the pages' sign-in form) is counted first against the sign-in budgets per address and
+# per account (tournaments/signin.py: a backend that authenticates nobody), then checked by
+# Django's ModelBackend, which sessions keep naming.
+AUTHENTICATION_BACKENDS = ["tournaments.signin.SignInBudget", "django.contrib.auth.backends.ModelBackend"]
+
 # Signing in on the pages (tournaments/web/organise.py): the organisers' screens send anybody
 # else there, and back; signing out goes home.
 LOGIN_URL = "web:sign-in"
@@ -125,6 +156,10 @@ REST_FRAMEWORK = {
     # (compose: nginx, 1). 0: the connection's address is the caller's, and the header, which
     # anybody may send, is ignored. The anonymous budgets and stream caps count per address.
     "NUM_PROXIES": int(os.environ.get("API_NUM_PROXIES", "0")),
+    # Request bodies are JSON, and only JSON (tournaments/api/parsers.py; other types: 415).
+    "DEFAULT_PARSER_CLASSES": ["tournaments.api.parsers.JsonParser"],
+    # The test client's bodies too (its default is multipart, which the API refuses).
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     # drf-spectacular's, plus the error statuses each operation can answer (tournaments/api/schema.py).
     "DEFAULT_SCHEMA_CLASS": "tournaments.api.schema.AutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
@@ -153,7 +188,9 @@ REST_FRAMEWORK = {
         "bot_token": os.environ.get("API_BOT_TOKEN_RATE", "3600/minute"),
         "tokens": os.environ.get("API_TOKENS_RATE", "30/minute"),
         "accounts": os.environ.get("API_ACCOUNTS_RATE", "20/hour"),
+        # Sign-in attempts with a password (tournaments/signin.py): per address, per account tried.
         "sign_in": os.environ.get("API_SIGN_IN_RATE", "10/minute"),
+        "sign_in_account": os.environ.get("API_SIGN_IN_ACCOUNT_RATE", "20/hour"),
     },
 }
 
@@ -164,6 +201,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Tournaments for Italian card games.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # A request body's component apart from its answer's (PlayerRequest beside Player): what a
+    # client sends lists no read-only field, so a generated client needs none to make a request.
+    "COMPONENT_SPLIT_REQUEST": True,
     # Swagger UI (/api/docs/) and ReDoc (/api/redoc/) from drf-spectacular-sidecar's static files.
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

@@ -361,8 +361,9 @@ class _Tally:
 
 
 def _split_by(group: list[EntrantId], value: Mapping[EntrantId, Any]) -> list[list[EntrantId]]:
-    """Split a tied group by one tie-break, best first; equal values stay together (id order)."""
-    if len(group) == 1:
+    """Split a tied group by one tie-break, best first; equal values stay together (id order).
+    (The one group of a tournament with no entrants is empty: nothing to split.)"""
+    if len(group) <= 1:
         return [group]
     ordered = sorted(group, key=lambda e: (-value[e], e))
     split = [[ordered[0]]]

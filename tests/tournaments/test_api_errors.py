@@ -3,6 +3,7 @@ elsewhere Django's own pages stay."""
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import logging
@@ -207,3 +208,105 @@ def test_a_request_django_refuses_before_any_view_is_a_json_400_under_the_api(cl
     settings.DEBUG = False
     assert json_error(client.get("/api/players/", HTTP_HOST="elsewhere.example"), 400, "invalid")["message"]
     assert not client.get("/admin/", HTTP_HOST="elsewhere.example")["Content-Type"].startswith("application/json")
+
+
+
+# Inputs an anonymous caller once turned into 500s: each a 400 naming what is wrong ------------
+
+# Characters str.isdigit takes that int() or the database do not (superscripts, Arabic-Indic
+# digits), and runs of digits too long for int() or for any page.
+NOT_PLAIN = ["²", "¹", "٣", "1" * 5000, "9" * 30, "-1", " 1"]
+
+
+@pytest.mark.parametrize("path", ["/api/players/", "/api/tournaments/", "/api/matches/", "/api/ladders/"])
+@pytest.mark.parametrize("value", NOT_PLAIN)
+def test_a_limit_that_is_not_plain_digits_is_a_400_naming_it(client, debug, path, value):
+    error = json_error(client.get(path, {"limit": value}), 400, "invalid")
+    assert list(error["fields"]) == ["limit"], error
+
+
+@pytest.mark.parametrize("path", ["/api/players/", "/api/tournaments/", "/api/entries/"])
+@pytest.mark.parametrize("value", NOT_PLAIN)
+def test_an_offset_that_is_not_plain_digits_is_a_400_naming_it(client, debug, path, value):
+    error = json_error(client.get(path, {"offset": value}), 400, "invalid")
+    assert list(error["fields"]) == ["offset"], error
+
+
+# Cursors a list never gives: p=abc, p=1e999, p=-1, p=2**70, p=1.5, p=١ (an Arabic-Indic one), o=x&p=1.
+@pytest.mark.parametrize("position", ["p=abc", "p=1e999", "p=-1", f"p={2 ** 70}", "p=1.5", "p=١", "o=x&p=1"])
+def test_a_cursor_whose_position_is_not_one_of_the_list_is_a_400_naming_it(client, debug, position):
+    cursor = base64.b64encode(position.encode()).decode()
+    error = json_error(client.get("/api/matches/", {"cursor": cursor}), 400, "invalid")
+    assert error["fields"] == {"cursor": ["not a cursor this list gave"]}
+
+
+DEEP = "[" * 1000 + "]" * 1000
+
+
+@pytest.mark.parametrize("path", ["/api/accounts/", "/api/session/"])
+def test_json_nested_a_thousand_deep_is_a_400_for_anybody(client, debug, path):
+    error = json_error(post_json(client, path, DEEP), 400, "parse_error")
+    assert "nested deeper than 32" in error["message"], error
+
+
+@pytest.mark.parametrize("path", ["/api/players/", "/api/tournaments/", "/api/ladders/", "/api/leagues/",
+                                  "/api/tokens/"])
+def test_json_nested_a_thousand_deep_is_a_400_on_every_post(signed_in, debug, path):
+    error = json_error(post_json(signed_in, path, DEEP), 400, "parse_error")
+    assert "nested deeper than 32" in error["message"], error
+
+
+def test_json_nested_within_the_limit_is_read(signed_in):
+    deepest = '{"name": "x", "kind": "bot", "bot_config": ' + '{"a": ' * 31 + "1" + "}" * 31 + "}"  # 32 levels
+    error = json_error(post_json(signed_in, "/api/players/", deepest), 400, "invalid")  # read, refused by its fields
+    assert "parse_error" != error["code"] and "bot_kind" in error["fields"], error
+    deeper = '{"name": "x", "kind": "bot", "bot_config": ' + '{"a": ' * 32 + "1" + "}" * 32 + "}"  # 33 levels
+    assert "nested deeper than 32" in json_error(post_json(signed_in, "/api/players/", deeper), 400, "parse_error")["message"]
+
+
+def test_the_standings_of_a_tournament_with_no_entrants_are_empty(client, debug):
+    from tournaments.services.tournaments import tournament_create
+
+    empty = tournament_create(name="Empty", slug="empty", game="stoppa", table_size=4, format="round_robin")
+    answer = client.get(f"/api/tournaments/{empty.pk}/standings/")
+    assert answer.status_code == 200 and answer.json()["results"] == [], answer.content[:300]
+    assert client.get(f"/tournaments/{empty.pk}/").status_code == 200  # its page, which shows them too
+
+
+# 415: request bodies are JSON only ----------------------------------------------------------
+
+@pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=x", "application/x-www-form-urlencoded",
+                                          "text/plain", "application/xml", "", "application/json-seq"])
+def test_a_body_that_is_not_json_is_a_415_naming_the_type_the_api_reads(client, debug, content_type):
+    for path in ("/api/accounts/", "/api/session/", "/api/players/"):
+        answer = client.generic("POST", path, b"username=ada&password=x", CONTENT_TYPE=content_type)
+        error = json_error(answer, 415)
+        assert "application/json" in error["message"], error
+
+
+def test_a_multipart_sign_up_is_refused_and_makes_no_account(client, debug):
+    answer = client.post("/api/accounts/", {"username": "ada", "password": "correct horse battery"})  # multipart
+    assert json_error(answer, 415)["message"].startswith("the API reads JSON request bodies only")
+    assert not get_user_model().objects.exists()
+
+
+def test_a_body_is_refused_even_where_the_view_reads_none(signed_in, debug):
+    from tournaments.services.tournaments import tournament_create
+
+    draft = tournament_create(name="Draft", slug="draft", game="stoppa", table_size=4, format="round_robin")
+    answer = signed_in.post(f"/api/tournaments/{draft.pk}/cancel/", {"why": "x"})  # multipart, never read
+    json_error(answer, 415)
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "application/json; charset=utf-8", "Application/JSON"])
+def test_json_is_read_whatever_its_parameters(client, content_type):
+    answer = client.generic("POST", "/api/accounts/", json.dumps({"username": "ada", "password": "correct horse battery"}),
+                            CONTENT_TYPE=content_type)
+    assert answer.status_code == 201, answer.content
+
+
+def test_a_post_without_a_body_needs_no_content_type(signed_in):
+    from tournaments.services.tournaments import tournament_create
+
+    draft = tournament_create(name="Draft", slug="draft", game="stoppa", table_size=4, format="round_robin")
+    assert signed_in.generic("POST", f"/api/tournaments/{draft.pk}/cancel/", b"", CONTENT_TYPE="").status_code != 415

@@ -95,7 +95,7 @@ def uvicorn_server(settings):
            "EVENTS_REDIS_URL": settings.EVENTS_REDIS_URL}
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen([sys.executable, "-m", "uvicorn", "tournaments.asgi:application", "--host",
-                                   "127.0.0.1", "--port", str(port), "--workers", "2"],
+                                   "127.0.0.1", "--port", str(port), "--workers", "2", "--no-proxy-headers"],
                                   cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:

@@ -597,3 +597,8 @@ def test_an_explanation_is_made_of_the_words_its_phrases_give():
     shouted = {row.entrant: row.explanation for row in algo.standings([1, 2], results, phrases=Shouted())}
     assert plain[2] == "2nd: behind #1 on match points 0 vs 1."
     assert shouted[2] == "2nd: BEHIND #1 ON MATCH POINTS 0 vs 1."
+
+
+@pytest.mark.parametrize("tiebreaks", [DEFAULT_TIEBREAKS, ("match_points", "head_to_head"), ()])
+def test_a_tournament_with_no_entrants_has_empty_standings(tiebreaks):
+    assert standings([], [], tiebreaks=tiebreaks) == []

@@ -76,9 +76,6 @@ class SessionView(APIView):
     back), ``POST`` sign in, ``DELETE`` sign out. Sign-in is CSRF-checked like any form."""
 
     permission_classes = [permissions.AllowAny]
-    throttle_classes = [*api_settings.DEFAULT_THROTTLE_CLASSES, ScopeThrottle]
-    throttle_scope = "sign_in"
-    throttle_scope_methods = ("POST",)  # the sign-in budget counts attempts only
 
     @extend_schema(responses=SessionSerializer)
     def get(self, request):
@@ -91,7 +88,8 @@ class SessionView(APIView):
     def post(self, request):
         """Sign in with a username and password: the session cookie. Needs the CSRF token
         (the ``csrftoken`` cookie, sent back in ``X-CSRFToken``). A wrong username or password
-        is one 400, whichever it was."""
+        is one 400, whichever it was. Attempts count against the sign-in budgets per address
+        and per account (429 beyond, the right password too: tournaments/signin.py)."""
         authentication.SessionAuthentication().enforce_csrf(request)
         data = SignInSerializer(data=request.data)
         data.is_valid(raise_exception=True)

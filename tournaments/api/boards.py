@@ -19,7 +19,8 @@ from tournaments import selectors
 from tournaments.models import RatingLadder
 
 from .kept import kept, kept_response
-from .pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, bad_cursor, bounded_int, cursor_text, cursor_values
+from .pagination import (DEFAULT_LIMIT, LIMIT_TEXT, MAX_LIMIT, MAX_OFFSET, bad_cursor, bounded_int, cursor_text,
+                         cursor_values)
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ class BoardPages(pagination.BasePagination):
     def get_schema_operation_parameters(self, view) -> list[dict]:
         return [
             {"name": "limit", "in": "query", "required": False,
-             "description": f"lines a page (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})",
+             "description": LIMIT_TEXT,
              "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}},
             {"name": "cursor", "in": "query", "required": False,
              "description": "where the page starts: the cursor of a page's next or previous link",

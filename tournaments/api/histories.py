@@ -15,7 +15,7 @@ from rest_framework.utils.urls import replace_query_param
 
 from tournaments import selectors
 
-from .pagination import DEFAULT_LIMIT, MAX_LIMIT, bad_cursor, bounded_int, cursor_text, cursor_values
+from .pagination import DEFAULT_LIMIT, LIMIT_TEXT, MAX_LIMIT, bad_cursor, bounded_int, cursor_text, cursor_values
 from .serializers import rating_change_rows
 
 MAX_SEQUENCE = 2**63 - 1
@@ -69,6 +69,6 @@ class HistoryPages(pagination.BasePagination):
              "description": "where the page starts: the cursor of a page's next or previous link",
              "schema": {"type": "string"}},
             {"name": "limit", "in": "query", "required": False,
-             "description": f"lines a page (default {DEFAULT_LIMIT}, at most {MAX_LIMIT})",
+             "description": LIMIT_TEXT,
              "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT}},
         ]

@@ -1,13 +1,24 @@
-"""The API's answers that no view gives: requests over the body size limit (413) and
-exceptions a view lets through (500), both in JSON (tournaments/api/errors.py), whatever
-DEBUG is. Paths outside /api/ are left to Django."""
+"""The API's answers that no view gives: requests over the body size limit (413), bodies that
+are not JSON (415), and exceptions a view lets through (500), all in JSON
+(tournaments/api/errors.py), whatever DEBUG is. Paths outside /api/ are left to Django."""
 
 from __future__ import annotations
 
 from django.core.exceptions import BadRequest, SuspiciousOperation
 from django.http import JsonResponse
 
-from tournaments.api import errors
+from tournaments.api import errors, parsers
+
+NOT_JSON = f"the API reads JSON request bodies only (Content-Type: {parsers.MEDIA_TYPE}), not {{what}}"
+
+
+def has_body(request) -> bool:
+    """The request carries a body: a Content-Length above 0, or one sent in chunks."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    return declared > 0 or "HTTP_TRANSFER_ENCODING" in request.META
 
 
 class CappedStream:
@@ -57,6 +68,10 @@ class ApiErrorsMiddleware:
                 declared = 0
             if declared > limit:
                 return errors.error_response(413, str(errors.RequestTooLarge(limit).detail))
+            # Whether or not the view reads it: one rule for every endpoint (parsers.py).
+            if has_body(request) and request.content_type != parsers.MEDIA_TYPE:
+                what = repr(request.content_type) if request.content_type else "a body without a Content-Type"
+                return errors.error_response(415, NOT_JSON.format(what=what))
             if hasattr(request, "_stream"):
                 request._stream = CappedStream(request._stream, limit)
         return self.get_response(request)

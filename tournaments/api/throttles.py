@@ -18,10 +18,26 @@ from __future__ import annotations
 
 from django.core.cache import caches
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, ScopedRateThrottle, SimpleRateThrottle
 
 from tournaments.cache import count_in_window
 from tournaments.models import ApiToken
+
+
+def spend(key: str, rate: str, now: float) -> tuple[bool, float]:
+    """Count one request against the budget ``key`` of ``rate`` ("10/minute": DRF's form) in
+    the window ``now`` falls in: whether it is within the rate, and when that window ends
+    (the time the next opens). One counter a window, so a key is ``key:window``."""
+    allowed, seconds = SimpleRateThrottle.parse_rate(None, rate)  # uses nothing of its instance
+    window = int(now // seconds)
+    count = count_in_window(caches["default"], f"{key}:{window}", seconds + 1)
+    return count <= allowed, (window + 1) * seconds
+
+
+def address(request) -> str:
+    """The caller's address as every budget counts it: the connection's, or with
+    API_NUM_PROXIES proxies in front the one the nearest of them saw (DRF's rule)."""
+    return BaseThrottle().get_ident(request) or ""
 
 
 class _Budget(SimpleRateThrottle):
@@ -42,12 +58,8 @@ class _Budget(SimpleRateThrottle):
         self.scope = self.scope_for(request)
         if self.scope is None:
             return True
-        self.num_requests, self.duration = self.parse_rate(self.get_rate())
-        now = self.timer()
-        window = int(now // self.duration)
-        self.window_ends = (window + 1) * self.duration
-        key = f"{self.get_cache_key(request, view)}:{window}"
-        return count_in_window(caches["default"], key, self.duration + 1) <= self.num_requests
+        allowed, self.window_ends = spend(self.get_cache_key(request, view), self.get_rate(), self.timer())
+        return allowed
 
     def wait(self):
         """Seconds until the window ends (Retry-After)."""
@@ -90,9 +102,10 @@ class TokenThrottle(_Budget):
 
 
 class ScopeThrottle(ScopedRateThrottle):
-    """A view's own budget (its ``throttle_scope``: ``tokens``, ``accounts``, ``sign_in``), per account or,
+    """A view's own budget (its ``throttle_scope``: ``tokens``, ``accounts``), per account or,
     anonymous, per address, its rate read when a request comes. A view's
-    ``throttle_scope_methods`` (e.g. POST only: sign-ups, sign-in attempts) limits what counts."""
+    ``throttle_scope_methods`` (e.g. POST only: sign-ups) limits what counts. (Sign-in attempts
+    have budgets of their own, counted wherever a password is presented: tournaments/signin.py.)"""
 
     def allow_request(self, request, view):
         methods = getattr(view, "throttle_scope_methods", None)

@@ -28,7 +28,7 @@ from tournaments.services.organisers import organiser_add, organiser_remove
 
 from . import auth, boards, exports, histories, serializers as s, streams
 from .kept import kept_response
-from .pagination import Ordering, cursor_by
+from .pagination import Ordering, cursor_by, whole_number
 from .schema import api_errors
 from .throttles import ScopeThrottle
 
@@ -67,7 +67,7 @@ def url_id(value) -> int | None:
     """A URL's id as a row's id can be (1 to 18 ASCII digits), or None: no row has it. For the
     reads that go to the database by the id itself, not through get_object."""
     text = str(value)
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+    return int(text) if whole_number(text, 18) else None
 
 
 class ReadOrAuthenticated(drf_permissions.IsAuthenticatedOrReadOnly):

@@ -36,6 +36,7 @@ from tournaments import permissions, selectors
 from tournaments.api.throttles import ScopeThrottle
 from tournaments.models import ApiToken, Entry, Match, Player, RatingLadder, ResultSubmission, Tournament
 from tournaments.services import ServiceError, accounts, dispatch, organisers, players, results, tokens, tournaments
+from tournaments.signin import SignInRefused
 
 from . import forms, reads, terms
 
@@ -93,8 +94,9 @@ class _Budgeted:
 
 
 def over_budget(request, scope: str) -> int | None:
-    """Seconds to wait when this request is beyond the API's budget ``scope`` (``sign_in``:
-    API_SIGN_IN_RATE, ``accounts``: API_ACCOUNTS_RATE, ``tokens``: API_TOKENS_RATE), counted
+    """Seconds to wait when this request is beyond the API's budget ``scope`` (``accounts``:
+    API_ACCOUNTS_RATE, ``tokens``: API_TOKENS_RATE; sign-in attempts have their own,
+    tournaments/signin.py), counted
     together with the API's own requests, per address or account; None when within it."""
     throttle = ScopeThrottle()
     if throttle.allow_request(request, _Budgeted(scope)):
@@ -102,8 +104,14 @@ def over_budget(request, scope: str) -> int | None:
     return max(1, math.ceil(throttle.wait() or throttle.duration))
 
 
-def too_many(wait: int) -> str:
+def too_many(wait: int, by: str = "address") -> str:
+    """What a refusal beyond a budget says: ``by`` "address" (this caller's attempts) or
+    "account" (the attempts at the account signed in to, from anywhere)."""
     minutes = math.ceil(wait / 60)
+    if by == "account":
+        return ngettext("Too many attempts to sign in to this account: try again in %(n)s minute.",
+                        "Too many attempts to sign in to this account: try again in %(n)s minutes.",
+                        minutes) % {"n": minutes}
     return ngettext("Too many attempts from here: try again in %(n)s minute.",
                     "Too many attempts from here: try again in %(n)s minutes.", minutes) % {"n": minutes}
 
@@ -127,19 +135,20 @@ def next_url(request) -> str:
 
 class SignInView(auth_views.LoginView):
     """Sign in with a username and password (Django's LoginView: it goes back to ``next`` only
-    on this site). Attempts count against the API's sign-in budget per address
-    (API_SIGN_IN_RATE), together with ``POST /api/session/``."""
+    on this site). Attempts count against the sign-in budgets per address and per account
+    (tournaments/signin.py), together with every other way to present a password."""
 
     template_name = "web/account/sign_in.html"
     authentication_form = forms.SignInForm
     extra_context = {"section": "account"}
 
     def post(self, request, *args, **kwargs):
-        wait = over_budget(request, "sign_in")
-        if wait is not None:  # refused before the password is even looked at
-            context = self.get_context_data(form=self.get_form_class()(request), refused=too_many(wait))
-            return throttled(self.render_to_response(context), wait)
-        response = super().post(request, *args, **kwargs)
+        try:
+            response = super().post(request, *args, **kwargs)
+        except SignInRefused as refusal:  # refused before the password is even looked at
+            context = self.get_context_data(form=self.get_form_class()(request),
+                                            refused=too_many(refusal.wait, refusal.by))
+            return throttled(self.render_to_response(context), refusal.wait)
         if response.status_code == 200:  # the form again: a wrong username or password
             response.status_code = 400
         return response
