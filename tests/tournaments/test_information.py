@@ -126,7 +126,7 @@ from tournaments.services.seeds import derive_seed
 from tournaments.services.tournaments import entry_add, tournament_create
 
 from ..bots.test_http import bot_server, random_player  # noqa: F401 - bot_server: a fixture
-from .helpers import play_out
+from .helpers import as_user, play_out
 
 ROLES = ("anonymous", "other-seat", "organiser", "bystander", "own", "staff-bot")
 ALL_SCOPES = ["read", "organise", "play"]
@@ -541,12 +541,6 @@ def seat_program(tournament: Tournament, organiser, program, slug: str) -> tuple
     Tournament.objects.filter(pk=tournament.pk).update(duplicate=True)
     return None
 
-
-def as_user(user) -> APIClient:
-    """A signed-in caller (a session: every scope)."""
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def public_rule(status: str, deal, round_status: str) -> bool:

@@ -12,7 +12,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from tournaments.models import Match, Tournament
 from tournaments.services.ladders import ladder_create
@@ -21,7 +20,7 @@ from tournaments.services import ServiceError
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tournaments import entry_add, tournament_create
 
-from .helpers import error, fields
+from .helpers import as_user, error, fields
 
 pytestmark = [pytest.mark.django_db]
 
@@ -49,22 +48,16 @@ def world(settings):
     return users, players
 
 
-def signed_in(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
-
-
 def create(users, slug: str, **settings) -> dict:
     body = {"name": slug, "slug": slug, "game": "stoppa", "table_size": 4, "format": "round_robin",
             "options": {"hands": 1}, "open_entry": True, **settings}
-    answer = signed_in(users["olga"]).post("/api/tournaments/", body, format="json")
+    answer = as_user(users["olga"]).post("/api/tournaments/", body, format="json")
     assert answer.status_code == 201, answer.json()
     return answer.json()
 
 
 def enter(users, tournament: dict, player):
-    return signed_in(users["ada"]).post(f"/api/tournaments/{tournament['id']}/entries/", {"player": player.pk},
+    return as_user(users["ada"]).post(f"/api/tournaments/{tournament['id']}/entries/", {"player": player.pk},
                                         format="json")
 
 
@@ -96,7 +89,7 @@ def test_built_in_bots_and_people_at_real_tables_count_for_nobody(world):
     guests = create(users, "room")  # an organiser's guests at real tables: the service shows them no cards
     for i in range(3):
         guest = player_create(name=f"guest-{i}", kind="person", owner=users["olga"])
-        answer = signed_in(users["olga"]).post(f"/api/tournaments/{guests['id']}/entries/", {"player": guest.pk},
+        answer = as_user(users["olga"]).post(f"/api/tournaments/{guests['id']}/entries/", {"player": guest.pk},
                                                format="json")
         assert answer.status_code == 201
 
@@ -104,7 +97,7 @@ def test_built_in_bots_and_people_at_real_tables_count_for_nobody(world):
 def test_a_rated_tournament_never_allows_several_seats(world):
     users, players = world
     ladder = ladder_create(slug="club", name="Club", game="stoppa", owner=users["olga"])
-    olga = signed_in(users["olga"])
+    olga = as_user(users["olga"])
     body = {"name": "r", "slug": "rated", "game": "stoppa", "table_size": 4, "format": "round_robin",
             "options": {"hands": 1}, "ladder": ladder.pk, "several_seats": True}
     refused = olga.post("/api/tournaments/", body, format="json")
@@ -128,7 +121,7 @@ def test_a_rated_tournament_never_allows_several_seats(world):
 
 def test_a_change_of_the_settings_keeps_the_rule(world):
     users, players = world
-    olga = signed_in(users["olga"])
+    olga = as_user(users["olga"])
     allowing = create(users, "allowing", online=True, several_seats=True)
     for name in ("ada", "ada-remote"):
         assert enter(users, allowing, players[name]).status_code == 201
@@ -151,7 +144,7 @@ def test_a_field_entered_past_the_rule_does_not_start(world):
                    builtin_bot_get_or_create(bot="random", name="rnd")):
         entry_add(tournament=tournament, player=player)
     Tournament.objects.filter(pk=tournament.pk).update(several_seats=False)  # the admin, say
-    refused = signed_in(users["olga"]).post(f"/api/tournaments/{tournament.pk}/start/")
+    refused = as_user(users["olga"]).post(f"/api/tournaments/{tournament.pk}/start/")
     assert refused.status_code == 409 and RULE in error(refused)["message"]
     assert not Match.objects.exists()
 

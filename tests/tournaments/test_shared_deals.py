@@ -26,7 +26,7 @@ from tournaments.services.leagues import league_create, league_join
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tournaments import entry_add, tournament_create
 
-from .helpers import error, fields, play_out
+from .helpers import as_user, error, fields, play_out
 
 pytestmark = [pytest.mark.django_db]
 
@@ -38,12 +38,6 @@ def people(settings):
     settings.HTTP_BOTS_ALLOWED_HOSTS = ["bots.example.org"]
     User = get_user_model()
     return {name: User.objects.create_user(name, is_staff=name == "root") for name in ("olga", "bob", "root")}
-
-
-def signed_in(user) -> APIClient:
-    client = APIClient()
-    client.force_authenticate(user)
-    return client
 
 
 def external(kind: str, people: dict, name: str = "") -> object:
@@ -77,12 +71,12 @@ def enter(client: APIClient, tournament_id: int, player) -> object:
 
 @pytest.mark.parametrize("kind", ["http", "subprocess"])
 def test_an_external_bot_is_refused_a_duplicate_tournament_at_its_entry(people, kind):
-    olga = signed_in(people["olga"])
+    olga = as_user(people["olga"])
     made = create(olga, "dup", duplicate=True, open_entry=True)
     bot = external(kind, people)
     before = Tournament.objects.get(pk=made["id"]).entries.count()
     # Its owner, where entry is open; staff, who may enter anyone's.
-    for client in (signed_in(owner_of(kind, people)), signed_in(people["root"])):
+    for client in (as_user(owner_of(kind, people)), as_user(people["root"])):
         refused = enter(client, made["id"], bot)
         assert refused.status_code == 400, refused.json()
         assert RULE in fields(refused)["player"][0] and bot.name in fields(refused)["player"][0]
@@ -94,10 +88,10 @@ def test_an_external_bot_is_refused_a_duplicate_tournament_at_its_entry(people, 
 
 @pytest.mark.parametrize("kind", ["http", "subprocess"])
 def test_duplicate_play_is_not_turned_on_with_an_external_bot_entered(people, kind):
-    olga = signed_in(people["olga"])
+    olga = as_user(people["olga"])
     made = create(olga, "plain", open_entry=True)
     bot = external(kind, people)
-    assert enter(signed_in(owner_of(kind, people)), made["id"], bot).status_code == 201
+    assert enter(as_user(owner_of(kind, people)), made["id"], bot).status_code == 201
     refused = olga.patch(f"/api/tournaments/{made['id']}/", {"duplicate": True}, format="json")
     assert refused.status_code == 409, refused.json()
     assert RULE in fields(refused)["duplicate"][0] and "withdraw it first" in fields(refused)["duplicate"][0]
@@ -114,7 +108,7 @@ def test_a_duplicate_tournament_with_an_external_bot_does_not_start(people, kind
     for player in [bot, *builtins(3)]:
         entry_add(tournament=tournament, player=player)
     Tournament.objects.filter(pk=tournament.pk).update(duplicate=True)
-    refused = signed_in(people["olga"]).post(f"/api/tournaments/{tournament.pk}/start/")
+    refused = as_user(people["olga"]).post(f"/api/tournaments/{tournament.pk}/start/")
     assert refused.status_code == 409, refused.json()
     assert RULE in error(refused)["message"] and bot.name in error(refused)["message"]
     tournament.refresh_from_db()
@@ -160,7 +154,7 @@ def test_a_leagues_divisions_are_never_duplicate(people):
                            promote=1, relegate=1)
     for player in [external("http", people), *builtins(2)]:
         league_join(league=league, player=player)
-    answer = signed_in(people["root"]).post(f"/api/leagues/{league.pk}/seasons/")
+    answer = as_user(people["root"]).post(f"/api/leagues/{league.pk}/seasons/")
     assert answer.status_code == 201, answer.json()
     assert not Tournament.objects.get(season__league=league).duplicate
 
@@ -169,7 +163,7 @@ def test_a_chosen_seed_another_tournament_has_takes_no_program_and_no_online_sea
     """Two tournaments of a game with one seed deal the same cards at the same tables (and the
     first one's seed is public once it is finished): neither may seat a program, nor online a
     person, while the other has that seed; built-in bots play either. A seed drawn anew frees it."""
-    olga = signed_in(people["olga"])
+    olga = as_user(people["olga"])
     first = create(olga, "first", seed=42, open_entry=True)
     for player in builtins(4, "a"):
         assert enter(olga, first["id"], player).status_code == 201
@@ -177,20 +171,20 @@ def test_a_chosen_seed_another_tournament_has_takes_no_program_and_no_online_sea
     assert olga.get(f"/api/tournaments/{first['id']}/").json()["seed"] == 42  # public: it is finished
     again = create(olga, "again", seed=42, open_entry=True)
     bot = external("http", people)
-    refused = enter(signed_in(people["bob"]), again["id"], bot)
+    refused = enter(as_user(people["bob"]), again["id"], bot)
     assert refused.status_code == 400 and "seed 42 is also tournament first's" in fields(refused)["player"][0]
     online = create(olga, "online-again", seed=42, online=True, open_entry=True)
     ada = player_create(name="ada", kind="person", owner=people["bob"])
-    refused = enter(signed_in(people["bob"]), online["id"], ada)
+    refused = enter(as_user(people["bob"]), online["id"], ada)
     assert refused.status_code == 400 and "a seat played online" in fields(refused)["player"][0]
     # Another game's tournament with that seed deals other cards.
     other_game = create(olga, "other-game", game="sette_e_mezzo", table_size=3, options={"hands": 1}, seed=42,
                         open_entry=True)
-    assert enter(signed_in(people["bob"]), other_game["id"], bot).status_code == 201
+    assert enter(as_user(people["bob"]), other_game["id"], bot).status_code == 201
     # Choosing the seed with the bot entered is refused; a new secret seed takes it.
     fresh = create(olga, "fresh", open_entry=True)
-    assert enter(signed_in(people["bob"]), fresh["id"], bot).status_code == 201
+    assert enter(as_user(people["bob"]), fresh["id"], bot).status_code == 201
     refused = olga.patch(f"/api/tournaments/{fresh['id']}/", {"seed": 42}, format="json")
     assert refused.status_code == 409 and "seed 42 is also tournament first's" in fields(refused)["seed"][0]
     assert olga.patch(f"/api/tournaments/{again['id']}/", {"seed": None}, format="json").status_code == 200
-    assert enter(signed_in(people["bob"]), again["id"], bot).status_code == 201
+    assert enter(as_user(people["bob"]), again["id"], bot).status_code == 201
