@@ -199,6 +199,14 @@ class Tournament(models.Model):
     )
     organisers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="organised_tournaments")
     open_entry = models.BooleanField(default=False, help_text="players' owners may enter them themselves")
+    # One account reads one seat of a table unless the organiser allows several: never in a
+    # rated tournament (the constraint below), whose ladder would rest on tables where one
+    # account reads several hands (services.tournaments: the seats-per-account rule).
+    several_seats = models.BooleanField(
+        default=False,
+        help_text="one account may hold several seats whose cards it reads (a person and her remote bot, two "
+                  "bots of one author); never in a rated tournament",
+    )
     online = models.BooleanField(
         default=False,
         help_text="people and remote bots play their matches through the API (docs/online.md); "
@@ -230,6 +238,10 @@ class Tournament(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["season", "division"], name="division_once_per_season"),
+            models.CheckConstraint(condition=Q(several_seats=False) | Q(ladder__isnull=True),
+                                   name="several_seats_unrated",
+                                   violation_error_message="several seats for one account are never allowed in "
+                                                           "a rated tournament"),
         ]
 
     def __str__(self) -> str:

@@ -9,7 +9,10 @@ object (the API turns a False into 403). docs/api.md, "Who may do what", states 
   matches' results, withdraws it, enters it where entry is open.
 * A token caller is further bounded by its scopes (``organise`` to run events and change
   players, ``play`` to act for players, ``read`` for private reads) and, for a token tied to
-  one bot, acts for that bot alone.
+  one bot, acts for that bot alone: staff or not, it reads and changes nothing else.
+* A **seat's cards** are read, while its match is played, only through a seat played through
+  the API (a person's, a remote bot's), by that player's owner. A seat the service plays (a
+  built-in bot's, an external bot's the workers ask) is nobody's to read, its owner's included.
 """
 
 from __future__ import annotations
@@ -96,10 +99,10 @@ def owns(caller: Caller, thing: Tournament | League | RatingLadder | Player, sco
     changes a player, reads a player's secrets (scope ``read``)."""
     if not (caller.signed_in and caller.can(scope)):
         return False
+    if caller.bot_id is not None:  # before staff: a bot's token is that bot's, whoever made it
+        return isinstance(thing, Player) and caller.bot_id == thing.pk and thing.owner_id == caller.user.pk
     if caller.staff:
         return True
-    if isinstance(thing, Player) and caller.bot_id is not None and caller.bot_id != thing.pk:
-        return False
     return thing.owner_id is not None and thing.owner_id == caller.user.pk
 
 
@@ -123,10 +126,22 @@ def acts_for(caller: Caller, player: Player) -> bool:
 
 
 def sees_seat(caller: Caller, player: Player) -> bool:
-    """May read ``player``'s seat at a table, its own cards included (its owner, with the
-    ``read`` scope; a token tied to a bot, for that bot only). Nobody else, organisers
-    included."""
-    return _speaks_for(caller, player, READ)
+    """May read ``player``'s seat at a table, its own cards included: a seat played through the
+    API (a person's, a remote bot's), by its owner with the ``read`` scope (a token tied to a
+    bot, for that bot only), forfeited or not (a forfeited seat shows the cards it showed
+    before). Nobody else, organisers and staff included; and nobody reads a seat the service
+    plays (a built-in bot's, or an external bot's, which the workers ask: its program is sent
+    its view, and that is all), its owner included: she would read a hand at a table where she
+    plays another."""
+    return player.plays_online and _speaks_for(caller, player, READ)
+
+
+def seat_refusal(player: Player) -> str:
+    """Why a caller :func:`sees_seat` refuses may not read ``player``'s seat, in words."""
+    if not player.plays_online:
+        return ("this seat is played by the service (a built-in or external bot): nobody reads its cards while "
+                "the match is played, its owner included; the replay shows them once it is public")
+    return "only the seat's player's owner sees its cards"
 
 
 def seated(match: Match) -> list[Player]:

@@ -15,7 +15,9 @@ from django.utils import timezone
 
 import engine
 from tournaments import formats, plain, standings as standings_algo
-from tournaments.models import Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, seats_online
+from tournaments.models import (
+    Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, plays_online, seats_online,
+)
 from tournaments.services.pairing import tournament_format
 
 
@@ -368,9 +370,12 @@ def match_log(record: dict) -> list[dict]:
 def online_seats(user, bot_id: int | None = None) -> QuerySet[Seat]:
     """The seats ``user``'s players hold in online matches being played (only ``bot_id``'s, for
     a token tied to that bot), the match's deadline and whether it awaits that seat
-    (``your_turn``), those awaited first, then the soonest deadline."""
+    (``your_turn``), those awaited first, then the soonest deadline. Only seats played through
+    the API (a person's, a remote bot's): a seat the service plays is nobody's to read
+    (tournaments.permissions.sees_seat), so neither this list nor the turn stream shows it."""
     seats = Seat.objects.filter(
-        match__status=Match.Status.RUNNING, match__round__tournament__online=True, player__owner=user,
+        plays_online("player__"), match__status=Match.Status.RUNNING, match__round__tournament__online=True,
+        player__owner=user,
     ).exclude(match__round__tournament__status=Tournament.Status.CANCELLED)
     if bot_id is not None:
         seats = seats.filter(player_id=bot_id)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+from rest_framework.test import APIClient
+
 from tournaments import selectors
 from tournaments.models import Match, Player, Rating, RatingChange
 from tournaments.services.ladders import ladder_create
@@ -77,6 +79,13 @@ def outcome(tournament):
     records = list(Match.objects.filter(round__tournament=tournament).order_by("round__number", "table")
                    .values_list("record", flat=True))
     return schedule(tournament), standings, ratings, ledger, records
+
+
+def as_user(user) -> APIClient:
+    """An API client signed in as ``user`` (as a session: every scope)."""
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
 
 
 def parse_events(body: bytes) -> list[dict]:

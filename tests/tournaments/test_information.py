@@ -13,14 +13,19 @@ role:
   token; the seat rotates from step to step);
 * ``organiser``: the tournament's (and the ladder's) owner, full-scope token;
 * ``bystander``: a signed-in stranger with every scope;
-* ``own``: the spy's owner, with a token tied to the spy (scopes read and play), as a bot
-  author's program calls.
+* ``own``: the spy's owner, signed in with every scope (as at a browser): **the owner of a
+  built-in bot**, who is entitled to nothing of its seat while the match is played (the
+  service plays it: docs/online.md), only to its ``bot_config``. (A token tied to the spy
+  cannot be made: a token is tied only to a remote bot.) ``other-seat`` is such an owner too;
+* ``staff-bot``: a staff account's token tied to its own remote bot (not seated), which acts
+  for that bot alone: it reads no other player's ``bot_config``, staff or not.
 
 At the first step of every match: every endpoint as every role. At each later step: the
 next (role, endpoint) pair of a rotation through all of them, so that every endpoint x role
 is requested many times while matches are running (asserted). Endpoints: the running match
 and every other match of its round (in duplicate play its *siblings*, same deal), the
-tournament's match list, the replays of the running match (409) and of its round's other
+running match's seat doors (the spy's seat and its event stream: 403 to everyone, its owner
+included; the list of one's seats, which lists none of them), the tournament's match list, the replays of the running match (409) and of its round's other
 matches (409 while secret; 200 once public in an ordinary round: their numbers are checked,
 not their cards, which are their own), the match's submissions, the tournament, its rounds,
 standings, audit and entries, the tournament list, the players and each seated player, the
@@ -50,8 +55,8 @@ walked recursively:
    not enough: in Sette e mezzo nobody holds a card before staking, so every seed would
    "match". Derived seeds are also compared with the seeds of every match still secret;
 3. *no hidden card*: the cards hidden from a caller now are the codes of the match's deck
-   minus every card code appearing in the view it is entitled to: ``view(seat)`` of its own
-   seat for a seated caller (``own``, ``other-seat``), ``view(None)`` for the others. That view
+   minus every card code appearing in the view it is entitled to: ``view(None)`` for every
+   role, the owners of the seated bots (``own``, ``other-seat``) included. That view
    is taken from the **live engine state** the runner is playing: the spy finds it on the
    call stack (the ``state`` of ``bots.runner.play_match``, checked to be the state whose turn
    it is, and the ``match`` the worker is playing, checked to have its seed). That is exact;
@@ -81,6 +86,14 @@ does not; so the test cannot pass by answering nothing.
 
 Every finding is recorded (role, endpoint, what) and the test fails listing them.
 ``test_the_checker_catches_*`` feed crafted answers to the checkers, so each check can fail.
+
+**Duplicate tables with external bots.** An external bot (HTTP or subprocess) would be shown a
+duplicate round's one deal at each of its tables: the cast of a duplicate tournament tries to
+seat one (its owner entering it where entry is open, the organiser entering her own, the
+organiser turning duplicate play on with it entered) and every door refuses it, naming the
+rule; the spies then play the tournament as above. The Stoppa run seats a real HTTP bot (a
+local server) among the spies instead, and checks afterwards that no program sat at two tables
+of one deal and that it was sent one ``start`` a table.
 """
 
 from __future__ import annotations
@@ -105,16 +118,17 @@ import engine
 from bots.random_bot import RandomBot
 from engine.cards import FRENCH_DECK_WITH_JOKERS, ITALIAN_DECK
 from tournaments import limits
-from tournaments.models import Match, Seat, Tournament
+from tournaments.models import Entry, Match, Player, Seat, Tournament
 from tournaments.services import tokens
 from tournaments.services.ladders import ladder_create
 from tournaments.services.players import player_create
 from tournaments.services.seeds import derive_seed
 from tournaments.services.tournaments import entry_add, tournament_create
 
-from .helpers import play_out
+from ..bots.test_http import bot_server, random_player  # noqa: F401 - bot_server: a fixture
+from .helpers import as_user, play_out
 
-ROLES = ("anonymous", "other-seat", "organiser", "bystander", "own")
+ROLES = ("anonymous", "other-seat", "organiser", "bystander", "own", "staff-bot")
 ALL_SCOPES = ["read", "organise", "play"]
 SEAT_SECRETS = ("score", "place", "forfeit_reason", "forfeit_detail", "decisions", "think_seconds")
 
@@ -432,15 +446,19 @@ class Cast:
     anonymous: Role
     bystander: Role
     owner_roles: dict[int, Role]  # player id -> its owner (full-scope token)
-    own_roles: dict[int, Role]  # spy player id -> its owner's token tied to the spy
+    own_roles: dict[int, Role]  # spy player id -> its owner, signed in (every scope)
     owners: dict[int, int | None]  # player id -> owner user id
+    staff_bot: Role  # a staff account's token tied to its own remote bot
     ladder_id: int | None = None
     forfeiter_id: int | None = None  # a spy that answers nonsense where it does not probe
+    program: tuple[int, list] | None = None  # an HTTP bot seated among the spies, and what it was sent
 
 
 def make_cast(*, game: str, table_size: int, entrants: int, randoms: int = 1, format: str, format_config: dict,
               options: dict, duplicate: bool = False, ladder: bool = False, slug: str = "info",
-              forfeiter: bool = False) -> Cast:
+              forfeiter: bool = False, program=None) -> Cast:
+    """``program``: (url, what it is sent) of a local HTTP bot to seat, or to be refused a seat
+    in duplicate play."""
     users = get_user_model().objects
     organiser = users.create_user(f"{slug}-organiser")
     bystander = users.create_user(f"{slug}-bystander")
@@ -449,7 +467,7 @@ def make_cast(*, game: str, table_size: int, entrants: int, randoms: int = 1, fo
         name=f"{slug} {game}", slug=f"{slug}-{game.replace('_', '-')}", game=game, table_size=table_size,
         format=format, format_config=format_config, options=options, duplicate=duplicate,
         seed=derive_seed("test_information", slug),  # fixed, for a reproducible run; 63 bits as drawn
-        ladder=the_ladder, owner=organiser,
+        ladder=the_ladder, owner=organiser, open_entry=True,
     )
     if tournament.owner_id != organiser.pk:  # while tournament_create(owner=) is being added
         Tournament.objects.filter(pk=tournament.pk).update(owner=organiser)
@@ -468,18 +486,64 @@ def make_cast(*, game: str, table_size: int, entrants: int, randoms: int = 1, fo
         owner_roles[player.pk] = Role("other-seat", client_for(token), owner)
         owners[player.pk] = owner.pk
         if spy:
-            _, token = tokens.token_create(user=owner, name="the bot", scopes=["read", "play"], bot=player)
-            own_roles[player.pk] = Role("own", client_for(token), owner, bot_id=player.pk)
+            own_roles[player.pk] = Role("own", as_user(owner), owner)
             if forfeiter:
                 forfeiter_id = player.pk  # the last spy entered
     _, org_token = tokens.token_create(user=organiser, name="org", scopes=ALL_SCOPES)
     _, by_token = tokens.token_create(user=bystander, name="look", scopes=ALL_SCOPES)
+    staff = users.create_user(f"{slug}-staff", is_staff=True)
+    remote = player_create(name=f"{slug}-staff-remote", kind="bot", bot_kind="remote", owner=staff)
+    _, staff_token = tokens.token_create(user=staff, name="the bot", scopes=["read", "play"], bot=remote)
+    owners[remote.pk] = staff.pk
+    seated_program = seat_program(tournament, organiser, program, slug) if program is not None else None
+    if seated_program is not None:  # its author is an "other-seat" too: the owner of an external bot
+        author = Player.objects.get(pk=seated_program[0]).owner
+        _, token = tokens.token_create(user=author, name="everything", scopes=ALL_SCOPES)
+        owner_roles[seated_program[0]] = Role("other-seat", client_for(token), author)
+        owners[seated_program[0]] = author.pk
     return Cast(
         tournament=tournament, organiser=Role("organiser", client_for(org_token), organiser),
         anonymous=Role("anonymous", client_for(None)), bystander=Role("bystander", client_for(by_token), bystander),
         owner_roles=owner_roles, own_roles=own_roles, owners=owners,
-        ladder_id=the_ladder.pk if the_ladder else None, forfeiter_id=forfeiter_id,
+        staff_bot=Role("staff-bot", client_for(staff_token), staff, bot_id=remote.pk),
+        ladder_id=the_ladder.pk if the_ladder else None, forfeiter_id=forfeiter_id, program=seated_program,
     )
+
+
+SHARED_DEAL_RULE = "in duplicate play each entrant plays every seat rotation of its table's deal"
+
+
+def seat_program(tournament: Tournament, organiser, program, slug: str) -> tuple[int, list] | None:
+    """Seat a local HTTP bot (``program``: its url and the messages it gets), entered by its
+    owner (entry is open). In duplicate play every door refuses it, naming the rule: its owner's
+    entry, the organiser's entry of her own such bot, and duplicate play turned on with it
+    entered (then it is withdrawn unplayed, and the spies play). Returns (its player id, its
+    messages) when seated."""
+    url, seen = program
+    author = get_user_model().objects.create_user(f"{slug}-author")
+    bot = player_create(name=f"{slug}-program", kind="bot", bot_kind="http", owner=author,
+                        bot_config={"url": url, "limits": {"startup": 5.0, "decision": 2.0, "bank": 1.0}})
+    entries = f"/api/tournaments/{tournament.pk}/entries/"
+
+    def refused(answer, status: int, field: str) -> bool:
+        return answer.status_code == status and SHARED_DEAL_RULE in answer.json()["error"]["fields"][field][0]
+
+    if not tournament.duplicate:
+        assert as_user(author).post(entries, {"player": bot.pk}, format="json").status_code == 201
+        return bot.pk, seen
+    assert refused(as_user(author).post(entries, {"player": bot.pk}, format="json"), 400, "player")
+    hers = player_create(name=f"{slug}-organisers-program", kind="bot", bot_kind="http", owner=organiser,
+                         bot_config={"url": url})
+    assert refused(as_user(organiser).post(entries, {"player": hers.pk}, format="json"), 400, "player")
+    hers.delete()  # never entered: the cast's owners need not know it
+    Tournament.objects.filter(pk=tournament.pk).update(duplicate=False)
+    assert as_user(author).post(entries, {"player": bot.pk}, format="json").status_code == 201
+    turned_on = as_user(organiser).patch(f"/api/tournaments/{tournament.pk}/", {"duplicate": True}, format="json")
+    assert refused(turned_on, 409, "duplicate")
+    Entry.objects.filter(tournament=tournament, player=bot).delete()  # never played: gone
+    Tournament.objects.filter(pk=tournament.pk).update(duplicate=True)
+    return None
+
 
 
 def public_rule(status: str, deal, round_status: str) -> bool:
@@ -534,8 +598,10 @@ class Probe:
 
     # -- what to ask
 
-    def endpoints(self, match: Match, secrets: Secrets, seated: list[int]) -> list[tuple[str, str, int]]:
-        """(endpoint name, url, expected status)."""
+    def endpoints(self, match: Match, secrets: Secrets, seated: list[int], spy_seat: int
+                  ) -> list[tuple[str, str, int | dict]]:
+        """(endpoint name, url, expected status: one for every role, or by role with None the
+        others')."""
         t = self.cast.tournament.pk
         m = match.pk
         siblings = list(Match.objects.filter(round=match.round).exclude(pk=m).order_by("table")
@@ -545,6 +611,10 @@ class Probe:
             ("matches/{running}/replay", f"/api/matches/{m}/replay/", 409),
             ("matches?tournament", f"/api/matches/?round__tournament={t}", 200),
             ("matches/{running}/submissions", f"/api/matches/{m}/submissions/", 200),
+            # The spy's seat: the service plays it, nobody reads it, its owner included.
+            ("matches/{running}/seats/{spy}", f"/api/matches/{m}/seats/{spy_seat}/", 403),
+            ("matches/{running}/seats/{spy}/events", f"/api/matches/{m}/seats/{spy_seat}/events/?follow=false", 403),
+            ("seats", "/api/seats/", {"anonymous": 401, None: 200}),
             ("tournaments/{t}", f"/api/tournaments/{t}/", 200),
             ("tournaments/{t}/rounds", f"/api/tournaments/{t}/rounds/", 200),
             ("tournaments/{t}/standings", f"/api/tournaments/{t}/standings/", 200),
@@ -594,12 +664,13 @@ class Probe:
         other_seat = others[step % len(others)]
         roles = {
             "anonymous": (self.cast.anonymous, None),
-            "other-seat": (self.cast.owner_roles[seats[other_seat]], other_seat),
+            "other-seat": (self.cast.owner_roles[seats[other_seat]], None),  # a built-in bot's owner
             "organiser": (self.cast.organiser, None),
             "bystander": (self.cast.bystander, None),
-            "own": (self.cast.own_roles[spy_player], spy.seat),
+            "own": (self.cast.own_roles[spy_player], None),  # its seat is the service's: nothing of it
+            "staff-bot": (self.cast.staff_bot, None),
         }
-        endpoints = self.endpoints(match, secrets, seats)
+        endpoints = self.endpoints(match, secrets, seats, spy.seat)
         if step == 0:  # the first step of a match: everything, as everyone
             plan = [(r, e) for r in ROLES for e in endpoints]
         else:  # then one (role, endpoint) at a time, going round all of them
@@ -615,9 +686,11 @@ class Probe:
         self.seconds += time.perf_counter() - began
         return False
 
-    def request(self, role: Role, endpoint: tuple[str, str, int], secrets: Secrets, hidden: frozenset[str],
+    def request(self, role: Role, endpoint: tuple[str, str, int | dict], secrets: Secrets, hidden: frozenset[str],
                 seat: int | None, spy_player: int) -> None:
         name, url, expected = endpoint
+        if isinstance(expected, dict):
+            expected = expected.get(role.name, expected[None])
         label = role.name if seat is None else f"{role.name} (seat {seat})"
         self.hits[(role.name, name)] += 1
         self.requests += 1
@@ -641,6 +714,8 @@ class Probe:
             self.violations.append((label, url, finding))
         for finding in check_owner_secrets(data, lambda p: role.may_see(p, self.cast.owners)):
             self.violations.append((label, url, finding))
+        if name == "seats" and answer.status_code == 200 and data.get("results"):
+            self.violations.append((label, url, f"lists seats the service plays: {data['results']}"))
         # Not over-broad: a player's owner reads its secrets.
         if name == "players/{seated}" and answer.status_code == 200 and role.may_see(data.get("id"), self.cast.owners):
             if data.get("bot_config") is None:
@@ -728,6 +803,14 @@ def check_after(cast: Cast, probe: Probe) -> list[str]:
         for name in names:
             if probe.hits[(role, name)] < enough:
                 findings.append(f"coverage: {role} requested {name} only {probe.hits[(role, name)]} time(s)")
+    if cast.program is not None:
+        program, seen = cast.program
+        deals = list(Seat.objects.filter(player_id=program).values_list("match__seed", "match__deck"))
+        if len(deals) < 2 or len({(seed, json.dumps(deck)) for seed, deck in deals}) != len(deals):
+            findings.append(f"the program sat at {len(deals)} tables of {len(set(deals))} deals")
+        starts = [m for m in seen if m.get("type") == "start"]
+        if len(starts) != len(deals):
+            findings.append(f"the program was sent {len(starts)} starts for its {len(deals)} tables")
     if len(probe.matches_probed) != Match.objects.filter(round__tournament=t).count():
         findings.append(f"spies probed {len(probe.matches_probed)} matches of "
                         f"{Match.objects.filter(round__tournament=t).count()}: every match needs a spy")
@@ -760,11 +843,11 @@ def assert_nothing_leaks(cast: Cast, probe: Probe) -> None:
 GAMES = {
     # name: tournament settings. Every entrant but one is a spy, so every table seats one and
     # every match is probed from the inside.
-    "stoppa": dict(game="stoppa", table_size=4, entrants=8, format="swiss",
-                   format_config={"rounds": 2}, options={"hands": 1}, forfeiter=True),
+    "stoppa": dict(game="stoppa", table_size=4, entrants=7, format="swiss",  # and the program: 8
+                   format_config={"rounds": 2}, options={"hands": 1}, forfeiter=True, program=True),
     "sette_e_mezzo-duplicate": dict(game="sette_e_mezzo", table_size=3, entrants=3, format="swiss",
                                     format_config={"rounds": 2}, options={"hands": 2}, duplicate=True,
-                                    forfeiter=True),
+                                    forfeiter=True, program=True),
     "spacca_il_mazzo": dict(game="spacca_il_mazzo", table_size=2, entrants=4, format="swiss",
                             format_config={"rounds": 2}, options={"games": 1, "turn_limit": 40}),
     "piazza-ladder": dict(game="piazza", table_size=3, entrants=6, format="swiss",
@@ -774,8 +857,12 @@ GAMES = {
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", list(GAMES))
-def test_no_answer_lets_a_caller_rebuild_or_read_a_hidden_card(name, spy_registered):
-    cast, probe = run(slug=name.split("-")[0].replace("_", "-"), **GAMES[name])
+def test_no_answer_lets_a_caller_rebuild_or_read_a_hidden_card(name, spy_registered, bot_server, settings):
+    config = dict(GAMES[name])
+    if config.pop("program", False):  # an HTTP bot: seated, or refused in duplicate play
+        settings.HTTP_BOTS_ALLOWED_HOSTS = ["127.0.0.1"]
+        config["program"] = bot_server(random_player())
+    cast, probe = run(slug=name.split("-")[0].replace("_", "-"), **config)
     assert_nothing_leaks(cast, probe)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import pytest
 from celery import current_app
 from django.contrib.auth import get_user_model
+from django.test import Client
 from rest_framework.test import APIClient
 
 import engine
@@ -31,7 +32,7 @@ from tournaments.services.players import builtin_bot_get_or_create, player_creat
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 
-from .helpers import error, fields
+from .helpers import error, fields, parse_events
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services, pytest.mark.usefixtures("service_turns")]
 
@@ -87,6 +88,7 @@ class World:
     stranger: APIClient  # signed in, nothing to do with the tournament (a session: every scope)
     anonymous: APIClient
     owners: dict  # player name -> the client its owner plays it with
+    several_seats: bool = False  # ada holds two seats: the tournaments allow it
     tournament_id: int = 0
     match: Match | None = None
     seats: dict = field(default_factory=dict)  # position -> player name
@@ -113,7 +115,8 @@ class World:
 def make_world(*, ada_bot: bool = False) -> World:
     """ada, a person; ``bob-bot``, bob's remote bot, played with a token tied to it (or, with
     ``ada_bot``, ``ada-bot``, ada's own remote bot, played with her token); ``rnd``, a built-in
-    bot. olga organises; eve is a stranger."""
+    bot. olga organises; eve is a stranger. ada's two seats take a tournament that allows an
+    account several (``several_seats``)."""
     User = get_user_model()
     users = {name: User.objects.create_user(name) for name in ("olga", "ada", "bob", "eve")}
     remote_owner = users["ada"] if ada_bot else users["bob"]
@@ -127,14 +130,14 @@ def make_world(*, ada_bot: bool = False) -> World:
     _, ada = token_create(user=users["ada"], name="phone", scopes=["read", "play"])
     _, bot = token_create(user=remote_owner, name="bot", scopes=["read", "play"], bot=players[remote_name])
     owners = {"ada": bearer(ada), remote_name: bearer(bot)}
-    return World(users, players, bearer(olga), session(users["eve"]), APIClient(), owners)
+    return World(users, players, bearer(olga), session(users["eve"]), APIClient(), owners, several_seats=ada_bot)
 
 
 def create_online_tournament(w: World, game: str, options: dict, *, online_: bool = True, slug: str = "",
                              **extra) -> int:
     body = {"name": "Online night", "slug": slug or f"online-{game.replace('_', '-')}", "game": game,
             "table_size": 3, "format": "round_robin", "format_config": {}, "options": options, "seed": 7,
-            "online": online_, "open_entry": True, **extra}
+            "online": online_, "open_entry": True, "several_seats": w.several_seats, **extra}
     answer = w.organiser.post("/api/tournaments/", body, format="json")
     assert answer.status_code == 201, answer.json()
     assert answer.json()["online"] is online_
@@ -664,14 +667,20 @@ def test_a_seat_forfeited_before_its_match_opens_is_played_by_the_fallback_from_
     assert Seat.objects.get(match=match, position=ada).place == 3
 
 
+SEATED_ALIKE = (7, 15, 16)  # a round robin of three entrants seats them alike from each of these seeds
+
+
 def test_the_opening_plays_the_built_in_bots_turns_up_to_the_first_online_turn(
         opened, django_capture_on_commit_callbacks):
     # The seat after the dealer acts first: with each dealer in turn, the built-in bot is first
     # once, and moves as the match opens; otherwise nothing moves before the first online turn.
+    # (Three seeds that seat the three alike: one seed for all three would deal their cards
+    # three times to the same people, which the service refuses.)
     w = make_world()
     firsts = []
     for dealer in range(3):
-        w.tournament_id = create_online_tournament(w, "stoppa", {"hands": 1, "dealer": dealer}, slug=f"d{dealer}")
+        w.tournament_id = create_online_tournament(w, "stoppa", {"hands": 1, "dealer": dealer}, slug=f"d{dealer}",
+                                                   seed=SEATED_ALIKE[dealer])
         enter_all(w, w.tournament_id)
         with django_capture_on_commit_callbacks(execute=True):
             assert w.organiser.post(f"/api/tournaments/{w.tournament_id}/start/").status_code == 202
@@ -733,7 +742,9 @@ def test_remote_bots_play_online_only_and_external_bots_play_in_either(settings)
     program = player_create(name="root-prog", kind="bot", bot_kind="subprocess", owner=root,
                             bot_config={"command": ["python3", "bot.py"]})
     offline = create_online_tournament(w, "stoppa", {"hands": 1}, online_=False, slug="offline")
-    online_ = create_online_tournament(w, "stoppa", {"hands": 1}, slug="online")
+    # bob plays his remote bot and his HTTP bot there: the organiser allows him several seats. Its
+    # own seed: one deal shared with another tournament would refuse every one of them.
+    online_ = create_online_tournament(w, "stoppa", {"hands": 1}, slug="online", several_seats=True, seed=8)
 
     def enter(tournament_id, player, client=bob):
         return client.post(f"/api/tournaments/{tournament_id}/entries/", {"player": player.pk}, format="json")
@@ -837,8 +848,10 @@ def test_the_list_of_ones_seats_shows_ones_own_seats_only(opened, django_capture
 
 
 def test_a_bots_owner_cannot_read_its_seat_of_a_match_the_workers_play(sent):
-    """The seat endpoints are for online matches only: the author of an HTTP bot, who acts for
-    it, gets 409 for its seat of a bot match (here one waiting for a worker), never the cards."""
+    """The seat endpoints are for online matches, and for the seats played through the API: the
+    author of an HTTP bot, who acts for it, is refused its seat of a bot match (here one waiting
+    for a worker: 403, the service plays it), never shown the cards; the table is 409 (not
+    played online), and so is an action."""
     users = get_user_model()
     bob = users.objects.create_user("bob")
     _, secret = token_create(user=bob, name="all", scopes=["read", "play"])
@@ -854,9 +867,11 @@ def test_a_bots_owner_cannot_read_its_seat_of_a_match_the_workers_play(sent):
     match = Match.objects.get(pk=progress.to_play[0])
     position = match.seats.get(player=http).position
     bob_client = bearer(secret)
-    for url in (f"/api/matches/{match.pk}/seats/{position}/", f"/api/matches/{match.pk}/table/"):
+    for url, status in ((f"/api/matches/{match.pk}/seats/{position}/", 403),
+                        (f"/api/matches/{match.pk}/seats/{position}/events/?follow=false", 403),
+                        (f"/api/matches/{match.pk}/table/", 409)):
         answer = bob_client.get(url)
-        assert answer.status_code == 409 and refused_without_data(answer), url
+        assert answer.status_code == status and refused_without_data(answer), url
     acted = bob_client.post(f"/api/matches/{match.pk}/seats/{position}/actions/", {"action": {"type": "pass"}},
                             format="json")
     assert acted.status_code == 409 and not MatchAction.objects.filter(match=match).exists()
@@ -896,3 +911,68 @@ def test_a_moves_request_plays_no_bot_it_sends_the_services_turns_to_the_workers
     assert live.state.current_player() == rnd and live.waits_for() is None
     w.match.refresh_from_db()
     assert w.match.awaiting_seat is None and w.match.deadline_at is not None
+
+
+def test_nobody_reads_a_seat_the_service_plays_its_owner_included(settings, django_capture_on_commit_callbacks):
+    """A seat the service plays is nobody's to read while the match is played: ada plays her own
+    seat at a table where her built-in bot sits, and bob's HTTP bot; every door to a seat's cards
+    (the seat's view, its stream, the list of one's seats, the turn stream, the play page) shows
+    ada her own seat and refuses her bot's (403, nothing of it), as it refuses bob his HTTP
+    bot's, whose program the workers ask. Once forfeited, ada's seat still shows her the cards it
+    showed her (she holds no other). After the match the replay's rule alone applies."""
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["bots.example.org"]
+    User = get_user_model()
+    ada_user, bob_user, olga = (User.objects.create_user(name) for name in ("ada", "bob", "olga"))
+    ada = player_create(name="ada", kind="person", owner=ada_user)
+    adas_bot = player_create(name="ada-rnd", kind="bot", bot_kind="builtin", bot_config={"bot": "random"},
+                             owner=ada_user)
+    bobs_bot = player_create(name="bob-http", kind="bot", bot_kind="http", owner=bob_user,
+                             bot_config={"url": "https://bots.example.org/play"})
+    tournament = tournament_create(name="night", slug="night", game="sette_e_mezzo", table_size=3,
+                                   format="round_robin", format_config={}, options={"hands": 1}, online=True,
+                                   seed=7, owner=olga)
+    for player in (ada, adas_bot, bobs_bot):
+        entry_add(tournament=tournament, player=player)
+    _, progress = tournament_start(tournament=tournament)
+    online.online_matches_open(match_ids=list(progress.to_open))  # the workers never ask bob's bot here
+    match = Match.objects.get(round__tournament=tournament)
+    at = {seat.player_id: seat.position for seat in match.seats.all()}
+    mine, bots_seat, bobs_seat = at[ada.pk], at[adas_bot.pk], at[bobs_bot.pk]
+    _, secret = token_create(user=ada_user, name="all", scopes=["read", "organise", "play"])
+    _, bob_secret = token_create(user=bob_user, name="all", scopes=["read", "organise", "play"])
+    url = f"/api/matches/{match.pk}"
+
+    def refused(client, path: str) -> None:
+        answer = client.get(f"{url}/{path}")
+        assert answer.status_code == 403, (path, answer.status_code)
+        assert "played by the service" in refused_without_data(answer)["message"], path
+
+    for client in (bearer(secret), session(ada_user)):
+        assert client.get(f"{url}/seats/{mine}/").json()["view"] == plain(w_view(match, mine))
+        assert client.get(f"{url}/seats/{mine}/events/?follow=false").status_code == 200
+        for path in (f"seats/{bots_seat}/", f"seats/{bots_seat}/events/?follow=false", f"seats/{bobs_seat}/",
+                     f"seats/{bobs_seat}/events/?follow=false"):
+            refused(client, path)
+        listed = client.get("/api/seats/").json()["results"]
+        assert [(row["match"], row["position"]) for row in listed] == [(match.pk, mine)]
+        turns = parse_events(b"".join(client.get("/api/seats/events/?follow=false").streaming_content))
+        assert {e["data"]["position"] for e in turns} <= {mine}
+    bob = bearer(bob_secret)
+    for path in (f"seats/{bobs_seat}/", f"seats/{bobs_seat}/events/?follow=false"):
+        refused(bob, path)
+    assert bob.get("/api/seats/").json()["results"] == []
+    # The play page: her seat, not her bot's; the match page offers her only her own seat.
+    browser = Client()
+    browser.force_login(ada_user)
+    assert browser.get(f"/matches/{match.pk}/seats/{mine}/play/").status_code == 200
+    page = browser.get(f"/matches/{match.pk}/seats/{bots_seat}/play/")
+    assert page.status_code == 403 and "data-card" not in page.content.decode()
+    match_page = browser.get(f"/matches/{match.pk}/").content.decode()
+    assert f"/seats/{mine}/play/" in match_page and f"/seats/{bots_seat}/play/" not in match_page
+    # Forfeited, her seat shows what it showed her: the fallback bot plays it, she reads it.
+    online.seat_forfeit(match_id=match.pk, position=mine, reason="gone", actor=olga)
+    assert bearer(secret).get(f"{url}/seats/{mine}/").json()["forfeited"] is True
+
+
+def w_view(match: Match, position: int) -> dict:
+    return online.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk)).state.view(position)

@@ -22,7 +22,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.services, pytest.mark.usefixtur
 
 
 def online_match(slug="clocked", move_seconds=30, timeout_bot="", bank_seconds=None):
-    """An opened online Stoppa match of a person, a remote bot and a built-in bot."""
+    """An opened online Stoppa match of a person, a remote bot and a built-in bot (the person's
+    and the remote bot's one account's: the tournament allows it several seats)."""
     users = get_user_model()
     ada = users.objects.create_user(f"ada-{slug}")
     person = players.player_create(name=f"ada-{slug}", kind="person", owner=ada)
@@ -30,7 +31,7 @@ def online_match(slug="clocked", move_seconds=30, timeout_bot="", bank_seconds=N
     bot = builtin_bot_get_or_create(bot="heuristic", name="heuristic")
     tournament = tournament_create(name=slug, slug=slug, game="stoppa", table_size=3, format="round_robin",
                                    format_config={}, options={"hands": 1}, online=True, move_seconds=move_seconds,
-                                   timeout_bot=timeout_bot, bank_seconds=bank_seconds, seed=3)
+                                   timeout_bot=timeout_bot, bank_seconds=bank_seconds, seed=3, several_seats=True)
     for player in (person, remote, bot):
         entry_add(tournament=tournament, player=player)
     _, progress = tournament_start(tournament=tournament)

@@ -45,7 +45,7 @@ def session() -> str:
     made = desk.post("/api/tournaments/", {
         "name": "Online night", "slug": "online-night", "game": "sette_e_mezzo", "table_size": 3, "seed": 7,
         "format": "round_robin", "format_config": {}, "options": {"hands": 1}, "online": True, "open_entry": True,
-        "move_seconds": 120}, format="json").json()
+        "several_seats": True, "move_seconds": 120}, format="json").json()
     for player, client in ((people, phone), (bot, phone), (heuristic, desk)):
         assert client.post(f"/api/tournaments/{made['id']}/entries/", {"player": player.pk}, format="json").status_code == 201
     assert desk.post(f"/api/tournaments/{made['id']}/start/").status_code == 202

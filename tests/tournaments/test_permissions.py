@@ -9,10 +9,13 @@ Each cell runs on a fresh world; an allowed call must succeed (2xx), a denied on
 from __future__ import annotations
 
 from dataclasses import dataclass
+from io import StringIO
 from typing import Callable
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -256,23 +259,62 @@ def test_a_play_token_reports_for_its_players_but_runs_no_event(world):
 
 
 def test_a_token_tied_to_one_bot_acts_for_that_bot_alone(world):
-    other = player_create(name="other-bot", kind="bot", bot_kind="builtin", bot_config={"bot": "random"},
-                          owner=world.users["bot_owner"])
-    _, token = token_create(user=world.users["bot_owner"], name="remote", scopes=["read", "play"],
-                            bot=world.http_bot)
-    Tournament.objects.filter(pk=world.registration.pk).update(open_entry=True)
-    url = f"/api/tournaments/{world.registration.pk}/entries/"
-    assert bearer(token).post(url, {"player": other.pk}, format="json").status_code == 403
-    assert bearer(token).post(url, {"player": world.http_bot.pk}, format="json").status_code == 201
-    # It reads the secrets of its own bot only.
-    assert bearer(token).get(f"/api/players/{world.http_bot.pk}/").json()["bot_config"] is not None
-    assert bearer(token).get(f"/api/players/{other.pk}/").json()["bot_config"] is None
+    remote = player_create(name="remote-bot", kind="bot", bot_kind="remote", owner=world.users["bot_owner"])
+    _, token = token_create(user=world.users["bot_owner"], name="remote", scopes=["read", "play"], bot=remote)
+    online = tournament_create(name="online", slug="online", game="stoppa", table_size=4, format="round_robin",
+                               options={"hands": 1}, owner=world.users["owner"], online=True, open_entry=True)
+    url = f"/api/tournaments/{online.pk}/entries/"
+    assert bearer(token).post(url, {"player": world.http_bot.pk}, format="json").status_code == 403
+    assert bearer(token).post(url, {"player": remote.pk}, format="json").status_code == 201
+    # It reads the secrets of its own bot only: not those of its owner's other bot.
+    assert bearer(token).get(f"/api/players/{remote.pk}/").json()["bot_config"] == {}
+    assert bearer(token).get(f"/api/players/{world.http_bot.pk}/").json()["bot_config"] is None
+
+
+def test_a_staff_accounts_bot_token_reads_no_other_players_secrets(world):
+    """Staff may do everything, but a token tied to a bot acts for that bot alone: it reads no
+    other player's bot_config, not even those of its own account's other bots."""
+    staff = world.users["staff"]
+    remote = player_create(name="staff-remote", kind="bot", bot_kind="remote", owner=staff)
+    mine = player_create(name="staff-http", kind="bot", bot_kind="http", owner=staff,
+                         bot_config={"url": "https://bots.example.org/staff?token=hidden"})
+    _, token = token_create(user=staff, name="remote", scopes=["read", "play"], bot=remote)
+    tied = bearer(token)
+    for player in (world.http_bot, mine):
+        assert tied.get(f"/api/players/{player.pk}/").json()["bot_config"] is None, player.name
+    listed = tied.get("/api/players/?bot_kind=http").json()["results"]
+    assert [p["bot_config"] for p in listed] == [None, None]
+    assert "s3cret" not in tied.get("/api/players/").content.decode()
+    assert tied.patch(f"/api/players/{world.http_bot.pk}/", {"display_name": "mine"}, format="json").status_code == 403
+    assert tied.get(f"/api/players/{remote.pk}/").json()["bot_config"] == {}
+    # Staff's own session reads them all, as before.
+    assert client(world, "staff").get(f"/api/players/{world.http_bot.pk}/").json()["bot_config"] is not None
 
 
 def test_a_bot_token_may_not_organise(world):
+    remote = player_create(name="remote-bot", kind="bot", bot_kind="remote", owner=world.users["bot_owner"])
     answer = client(world, "bot_owner").post("/api/tokens/", {"name": "x", "scopes": ["organise"],
-                                                              "bot": world.http_bot.pk}, format="json")
+                                                              "bot": remote.pk}, format="json")
     assert answer.status_code == 400 and "only read and play" in fields(answer)["scopes"][0]
+
+
+@pytest.mark.parametrize("kind", ["builtin", "http", "subprocess"])
+def test_a_token_is_tied_only_to_a_remote_bot(world, kind):
+    """A token tied to a bot is how a remote bot's program plays: the service plays every other
+    bot's seats, which nobody reads, so no token is tied to one (400 naming the rule), through the
+    API or manage.py token_create."""
+    owner = world.users["staff"] if kind == "subprocess" else world.users["bot_owner"]
+    config = {"builtin": {"bot": "random"}, "http": {"url": "https://bots.example.org/mine"},
+              "subprocess": {"command": ["python3", "bot.py"]}}[kind]
+    bot = player_create(name=f"mine-{kind}", kind="bot", bot_kind=kind, bot_config=config, owner=owner)
+    before = ApiToken.objects.count()
+    answer = client(world, "staff" if kind == "subprocess" else "bot_owner").post(
+        "/api/tokens/", {"name": "x", "scopes": ["read", "play"], "bot": bot.pk}, format="json")
+    assert answer.status_code == 400, answer.content
+    assert "only to a remote bot" in fields(answer)["bot"][0] and "nobody reads" in fields(answer)["bot"][0]
+    with pytest.raises(CommandError, match="only to a remote bot"):
+        call_command("token_create", owner.get_username(), "--scope", "read", "--bot", bot.name, stdout=StringIO())
+    assert ApiToken.objects.count() == before
 
 
 def test_a_token_is_shown_once_and_stored_hashed(world):

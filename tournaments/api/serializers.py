@@ -110,7 +110,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "slug", "game", "options", "format", "format_config", "table_size", "duplicate",
             "points_by_place", "tiebreaks", "seed", "seed_chosen", "ladder", "starts_at", "round_interval",
-            "open_entry", "online", "move_seconds", "bank_seconds", "timeout_bot", "status", "owner", "organisers",
+            "open_entry", "several_seats", "online", "move_seconds", "bank_seconds", "timeout_bot", "status", "owner",
+            "organisers",
             "entrants", "created_at", "finished_at",
         ]
         read_only_fields = ["id", "seed_chosen", "status", "entrants", "created_at", "finished_at"]
@@ -394,7 +395,8 @@ class TokenSerializer(serializers.ModelSerializer):
     )
     bot = serializers.PrimaryKeyRelatedField(
         queryset=Player.objects.filter(kind=Player.Kind.BOT), required=False, allow_null=True,
-        help_text="tie the token to this one bot of yours: it then acts only as that bot (scopes read and play)",
+        help_text="tie the token to this one remote bot of yours: it then acts only as that bot (scopes read and "
+                  "play); the service plays every other kind of bot, and nobody reads their seats",
     )
 
     class Meta:

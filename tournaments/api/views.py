@@ -464,7 +464,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         turn it is and, on its turn, its legal actions. Only for its player's owner."""
         match = self._online_match()
         seat = self._seat(match, position)
-        require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
+        require(rules.sees_seat(self.caller, seat.player), rules.seat_refusal(seat.player))
         return Response(online.seat_view(match=match, position=seat.position))
 
     @api_errors(409, 422)
@@ -524,7 +524,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         ``over`` with the result. Only for its player's owner. docs/online.md."""
         match = self._online_match()
         seat = self._seat(match, position)
-        require(rules.sees_seat(self.caller, seat.player), "only the seat's player's owner sees its cards")
+        require(rules.sees_seat(self.caller, seat.player), rules.seat_refusal(seat.player))
         follow = streams.follow_param(request)
         feed = feeds.SeatFeed(match, seat.position, after=feeds.view_event_id(streams.last_event_id(request)))
         return streams.event_stream(request, feed, follow=follow)

@@ -22,7 +22,7 @@ from tournaments.selectors import tournament_standings
 from .errors import ServiceError
 from .rounds import NOTHING, Progress
 from .seeds import derive_seed
-from .tournaments import check_format, check_game, entry_add, tournament_create, tournament_start
+from .tournaments import check_format, check_game, entry_add, reads_own_seat, tournament_create, tournament_start
 
 log = logging.getLogger(__name__)
 
@@ -81,12 +81,21 @@ def league_create(
 def league_join(*, league: League, player: Player) -> League:
     """Add a player; he plays from the next season, in the bottom division. A league's
     divisions are not played online, so a remote bot (which plays only through the API) is
-    refused: it could never take its seat, and the season would not start."""
+    refused: it could never take its seat, and the season would not start. An account has at
+    most one external bot in a league (the seats-per-account rule, which divisions keep)."""
     if not player.active:
         raise ServiceError(f"{player.name} is not active", "player")
     if player.bot_kind == Player.BotKind.REMOTE:
         raise ServiceError(f"{player.name} is a remote bot: it plays through the API, and league divisions are "
                            "not played online", "player")
+    # The seats-per-account rule of its divisions (services.tournaments), which allow no more.
+    division = Tournament(game=league.game, online=False)
+    if reads_own_seat(player, division):
+        for other in league.players.filter(owner_id=player.owner_id).exclude(pk=player.pk):
+            if reads_own_seat(other, division):
+                raise ServiceError(f"{other.name} and {player.name} are one account's: an account holds at most one "
+                                   "seat whose cards it reads in a league's divisions, so as not to read two hands "
+                                   "at one table", "player", code="conflict")
     league.players.add(player)
     return league
 

@@ -23,6 +23,8 @@ PREFIX = "mzt_"
 SCOPES = tuple(ApiToken.Scope.values)
 # A bot's token acts at its table and reads; it never organises.
 BOT_SCOPES = frozenset({ApiToken.Scope.READ, ApiToken.Scope.PLAY})
+KIND_SAID = {Player.BotKind.BUILTIN: "a built-in bot", Player.BotKind.HTTP: "an HTTP bot",
+             Player.BotKind.SUBPROCESS: "a subprocess bot"}
 MAX_TOKENS_PER_USER = 50
 MAX_LIFETIME = timedelta(days=366 * 2)
 # last_used_at is written at most this often per token, not on every request.
@@ -52,6 +54,12 @@ def token_create(
     scopes = _check_scopes(scopes, bot)
     if bot is not None and (bot.kind != Player.Kind.BOT or bot.owner_id != user.pk):
         raise ServiceError("a token may be tied only to a bot you own", "bot", code="forbidden")
+    if bot is not None and bot.bot_kind != Player.BotKind.REMOTE:
+        # Its token is how a remote bot's program reads and plays its seats. The service plays
+        # the other bots' seats, which are nobody's to read (tournaments.permissions.sees_seat).
+        raise ServiceError(f"a token may be tied only to a remote bot, which plays its seats through the API; "
+                           f"{bot.name} is {KIND_SAID.get(bot.bot_kind, bot.bot_kind)}, whose seats the service plays and "
+                           "nobody reads", "bot")
     now = timezone.now()
     if expires_at is not None and not now < expires_at <= now + MAX_LIFETIME:
         raise ServiceError(f"expires_at must be in the future and at most {MAX_LIFETIME.days} days away", "expires_at")

@@ -111,7 +111,7 @@ def _check_scoring(points_by_place: Any, tiebreaks: Any, table_size: int) -> tup
 
 def _check_settings(*, game, table_size, options, format, format_config, duplicate, points_by_place, tiebreaks,
                     seed, ladder, starts_at, round_interval, online, move_seconds, bank_seconds,
-                    timeout_bot) -> tuple[dict, list, list]:
+                    timeout_bot, several_seats=False) -> tuple[dict, list, list]:
     """Every rule a tournament's settings follow, at creation and at each change before the
     start. Returns the game's options resolved, the points by place and the tie-breaks."""
     resolved = check_game(game, table_size, options or {})
@@ -139,6 +139,10 @@ def _check_settings(*, game, table_size, options, format, format_config, duplica
         # their hand at one table would know a hand they face at the next.
         raise ServiceError("duplicate play is for bots: online seats would see one deal at several tables",
                            "duplicate")
+    if several_seats and ladder is not None:
+        raise ServiceError(f"several seats for one account are never allowed in a rated tournament: ladder "
+                           f"{ladder.slug}'s ratings would rest on tables where one account reads several hands",
+                           "several_seats")
     if seed is not None:
         limits.check_seed(seed)
     limits.check_round_interval(round_interval)
@@ -166,6 +170,7 @@ def tournament_create(
     starts_at: datetime | None = None,
     round_interval: timedelta | None = None,
     open_entry: bool = False,
+    several_seats: bool = False,
     online: bool = False,
     move_seconds: int | None = None,
     bank_seconds: int | None = None,
@@ -181,7 +186,7 @@ def tournament_create(
         game=game, table_size=table_size, options=options, format=format, format_config=format_config,
         duplicate=duplicate, points_by_place=points_by_place, tiebreaks=tiebreaks, seed=seed, ladder=ladder,
         starts_at=starts_at, round_interval=round_interval, online=online, move_seconds=move_seconds,
-        bank_seconds=bank_seconds, timeout_bot=timeout_bot)
+        bank_seconds=bank_seconds, timeout_bot=timeout_bot, several_seats=several_seats)
     if Tournament.objects.filter(slug=slug).exists():
         raise ServiceError(f"a tournament with slug {slug!r} already exists", "slug", code="unique")
     seed_chosen = seed is not None
@@ -207,6 +212,7 @@ def tournament_create(
         status=Tournament.Status.REGISTRATION,
         seed_chosen=seed_chosen,
         open_entry=open_entry,
+        several_seats=several_seats,
         online=online,
         move_seconds=move_seconds,
         bank_seconds=bank_seconds,
@@ -233,6 +239,93 @@ def _can_play(player: Player, tournament: Tournament) -> None:
             raise ServiceError(f"{player.name} cannot play {game}: {problem}", "player")
 
 
+# --- deals and seats that must not be shared -------------------------------------------------------
+
+def carries_deals(player: Player, tournament: Tournament) -> bool:
+    """Whether a deal ``player`` is shown at one of ``tournament``'s tables can go with it to
+    another table: an external bot (subprocess or HTTP, a program that can remember what it
+    saw), and in an online tournament a seat played through the API (a person, a remote bot).
+    Not the service's built-in bots, made afresh for each match, nor people at real tables,
+    whom the service deals no cards."""
+    return player.is_external_bot or (tournament.online and player.plays_online)
+
+
+def _seed_shared_with(tournament: Tournament) -> Tournament | None:
+    """Another tournament of the game with this one's seed, which deals the same cards at the
+    same tables: only a chosen seed can be another's (a drawn one is 63 random bits), and a
+    finished tournament's seed is public."""
+    if not tournament.seed_chosen:
+        return None
+    return (Tournament.objects.filter(seed=tournament.seed, game=tournament.game).exclude(pk=tournament.pk)
+            .order_by("pk").first())
+
+
+def shared_deal_problem(player: Player, tournament: Tournament, seed_shared_with: Tournament | None) -> str | None:
+    """Why ``player`` may not play ``tournament`` because a deal of it is dealt at other tables
+    too (None: it may). A shared deal is only for seats that cannot carry it from one table to
+    another (:func:`carries_deals`):
+
+    * in **duplicate** play every table of a round plays one deal, and each entrant plays every
+      seat rotation of its table's: an external bot would see the deal at each of them, and
+      know at its second table one opponent's starting hand, at its last every one's;
+    * a **chosen seed** another tournament has (``seed_shared_with``) deals that tournament's
+      cards again, table for table; that one's seed is public once it is finished."""
+    if not carries_deals(player, tournament):
+        return None
+    who = "an external bot" if player.is_external_bot else "a seat played online"
+    if tournament.duplicate:
+        return (f"{player.name} is {who}: in duplicate play each entrant plays every seat rotation of its table's "
+                "deal, and what remembers it would know its opponents' hands at its later tables; duplicate play "
+                "is for built-in bots (and people at real tables)")
+    if seed_shared_with is not None:
+        return (f"{player.name} is {who}, and seed {tournament.seed} is also tournament {seed_shared_with.slug}'s: "
+                "both deal the same cards at the same tables, which it could know from there; draw a new seed "
+                "(or choose another) for a field with programs or online seats")
+    return None
+
+
+def reads_own_seat(player: Player, tournament: Tournament) -> bool:
+    """Whether the cards of ``player``'s seats reach its owner's account: a person's or a
+    remote bot's in an online tournament (read through the API), an external bot's (its
+    owner's program is sent its view). Not a built-in bot's (its seats are nobody's to read:
+    tournaments.permissions.sees_seat), nor a person's at a real table."""
+    return player.owner_id is not None and carries_deals(player, tournament)
+
+
+def seats_per_account_problem(tournament: Tournament, players: list[Player]) -> str | None:
+    """The seats-per-account rule: one account holds at most one seat whose cards it reads
+    (:func:`reads_own_seat`) among a tournament's entrants, so never two at one table, unless
+    the organisers allow several (``several_seats``: a person and her remote bot, two bots of
+    one author), which a rated tournament never does. None when ``players`` keep it."""
+    if tournament.several_seats:
+        return None
+    held: dict[int, Player] = {}
+    for player in players:
+        if not reads_own_seat(player, tournament):
+            continue
+        first = held.setdefault(player.owner_id, player)
+        if first is not player:
+            allowance = (f"never in a rated tournament (this one is rated on ladder {tournament.ladder.slug})"
+                         if tournament.ladder_id is not None else "unless its organisers allow several (several_seats)")
+            return (f"{first.name} and {player.name} are one account's: an account holds at most one seat whose "
+                    f"cards it reads in a tournament, so as not to read two hands at one table, {allowance}")
+    return None
+
+
+def _check_field(tournament: Tournament, players: list[Player], field: str) -> None:
+    """The field as a whole keeps the shared-deal and seats-per-account rules: at the start and
+    at each change of the settings (an entry made before a rule existed, or past the services,
+    is refused there)."""
+    shared = _seed_shared_with(tournament)
+    for player in players:
+        problem = shared_deal_problem(player, tournament, shared)
+        if problem is not None:
+            raise ServiceError(f"{problem} (withdraw it first)", field, code="conflict")
+    problem = seats_per_account_problem(tournament, players)
+    if problem is not None:
+        raise ServiceError(problem, field, code="conflict")
+
+
 @transaction.atomic
 def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None = None, actor=None) -> Entry:
     """Enter ``player``; seeds default to the order of entry. A seed is from 1 to 2**31 - 1,
@@ -244,8 +337,17 @@ def entry_add(*, tournament: Tournament, player: Player, seed_rank: int | None =
     if tournament.status not in (Tournament.Status.DRAFT, Tournament.Status.REGISTRATION):
         raise ServiceError(f"entries are closed: the tournament is {tournament.status}", "tournament")
     _can_play(player, tournament)
+    problem = shared_deal_problem(player, tournament, _seed_shared_with(tournament))
+    if problem is not None:
+        raise ServiceError(problem, "player")
     if tournament.entries.filter(player=player).exists():
         raise ServiceError(f"{player.name} is already entered", "player", code="unique")
+    if reads_own_seat(player, tournament) and not tournament.several_seats:
+        mine = [entry.player for entry in tournament.entries.filter(
+            player__owner_id=player.owner_id, withdrawn_at__isnull=True, disqualified="").select_related("player")]
+        problem = seats_per_account_problem(tournament, [*mine, player])
+        if problem is not None:
+            raise ServiceError(problem, "player", code="conflict")
     taken = set(tournament.entries.values_list("seed_rank", flat=True))
     if len(taken) >= limits.MAX_ENTRIES:
         raise ServiceError(f"a tournament holds at most {limits.MAX_ENTRIES} entrants", "tournament")
@@ -337,6 +439,7 @@ def tournament_start(*, tournament: Tournament, actor=None) -> tuple[Tournament,
     if programs and (refusal := sandbox_refusal()):
         raise ServiceError(f"{refusal}; entered: {', '.join(programs)} (withdraw them to start without them)",
                            "entries")
+    _check_field(tournament, list(Player.objects.filter(pk__in=entrants)), "entries")
     tournament.status = Tournament.Status.RUNNING
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="started", detail={"entrants": len(entrants)})
@@ -345,8 +448,8 @@ def tournament_start(*, tournament: Tournament, actor=None) -> tuple[Tournament,
 
 # What a change before the start may set: every setting given at creation.
 EDITABLE = ("name", "slug", "game", "table_size", "format", "options", "format_config", "duplicate",
-            "points_by_place", "tiebreaks", "seed", "ladder", "starts_at", "round_interval", "open_entry", "online",
-            "move_seconds", "bank_seconds", "timeout_bot")
+            "points_by_place", "tiebreaks", "seed", "ladder", "starts_at", "round_interval", "open_entry",
+            "several_seats", "online", "move_seconds", "bank_seconds", "timeout_bot")
 
 
 @transaction.atomic
@@ -386,11 +489,14 @@ def tournament_update(*, tournament: Tournament, actor=None, **changes) -> Tourn
     changed = sorted(name for name in EDITABLE if fields[name] != getattr(tournament, name))
     for name in changed:
         setattr(tournament, name, fields[name])
-    for entry in tournament.entries.filter(withdrawn_at__isnull=True, disqualified="").select_related("player"):
+    players = [entry.player for entry in
+               tournament.entries.filter(withdrawn_at__isnull=True, disqualified="").select_related("player")]
+    for player in players:
         try:
-            _can_play(entry.player, tournament)
+            _can_play(player, tournament)
         except ServiceError as exc:
             raise ServiceError(f"{exc.message} (withdraw it first)", changed[0] if changed else "entries") from None
+    _check_field(tournament, players, changed[0] if changed else "entries")
     tournament.save(update_fields=[*changed, "seed_chosen"])
     if changed:  # the scoring, the format, the table size: what the standings are computed by
         standings_changed(tournament_ids=[tournament.pk])

@@ -148,8 +148,8 @@ class TokenForm(ServiceForm):
     )
     bot = forms.ModelChoiceField(label=_("Only for this bot (optional)"), queryset=Player.objects.none(),
                                  required=False, empty_label=_("any of your players"),
-                                 help_text=_("A token for one bot acts as that bot alone: it may read and play, "
-                                             "never organise."))
+                                 help_text=_("A token for one remote bot (the bots that play through the API) acts "
+                                             "as that bot alone: it may read and play, never organise."))
     expires_at = forms.DateTimeField(
         label=_("Expires (optional, UTC)"), required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
@@ -159,7 +159,8 @@ class TokenForm(ServiceForm):
 
     def __init__(self, *args, user, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["bot"].queryset = Player.objects.filter(owner=user, kind=Player.Kind.BOT).order_by("name")
+        # Only a remote bot's: the service plays the other bots, and nobody reads their seats.
+        self.fields["bot"].queryset = Player.objects.filter(owner=user, bot_kind=Player.BotKind.REMOTE).order_by("name")
 
 
 # --- tournaments ----------------------------------------------------------------------------------
@@ -322,6 +323,10 @@ class TournamentForm(ServiceForm):
     timeout_bot = forms.ChoiceField(label=_("When a move's time runs out"), required=False)
     open_entry = forms.BooleanField(label=_("Open entry: players' owners may enter their own players"),
                                     required=False)
+    several_seats = forms.BooleanField(
+        label=_("Several seats for one account"), required=False,
+        help_text=_("An account may then enter several players whose cards it sees (a person and her remote bot, "
+                    "two bots of one author), who may meet at a table. Never in a rated tournament."))
     starts_at = forms.DateTimeField(
         label=_("Starts at (UTC)"), required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
@@ -384,6 +389,7 @@ class TournamentForm(ServiceForm):
             "where": "online" if tournament.online else "room",
             "move_seconds": tournament.move_seconds, "bank_seconds": tournament.bank_seconds,
             "timeout_bot": tournament.timeout_bot, "open_entry": tournament.open_entry,
+            "several_seats": tournament.several_seats,
             "starts_at": tournament.starts_at, "ladder": tournament.ladder_id,
             "round_interval": (int(tournament.round_interval.total_seconds() // 60)
                                if tournament.round_interval is not None else None),
@@ -492,7 +498,7 @@ class TournamentForm(ServiceForm):
             "tiebreaks": [t for t in (data.get(f"tiebreak_{i}") for i in range(1, len(standings.TIEBREAKS) + 1)) if t],
             "ladder": data["ladder"], "starts_at": data["starts_at"],
             "round_interval": timedelta(minutes=data["round_interval"]) if data["round_interval"] else None,
-            "open_entry": data["open_entry"], "online": online,
+            "open_entry": data["open_entry"], "several_seats": data["several_seats"], "online": online,
             # The clock is online play's: in the room nothing of it is sent (the service would
             # refuse it), whatever the hidden fields still hold.
             "move_seconds": data["move_seconds"] if online else None,

@@ -109,12 +109,17 @@ def _refused(request, match: Match, message: str, status: int):
 
 def _own_seat(request, pk: int, position: int):
     """(match, seat, None), or (match, None, the refusal page): the seat must exist and be one
-    the signed-in person sees (tournaments.permissions.sees_seat, as the API's seat view)."""
+    the signed-in person sees (tournaments.permissions.sees_seat, as the API's seat view: her
+    own, played through the API; never a bot's the service plays, hers included)."""
     match = _match_or_404(pk)
     seat = match.seats.select_related("player").filter(position=position).first()
     if seat is None:
         return match, None, _refused(request, match, _("This match has no such seat."), 404)
     if not rules.sees_seat(rules.Caller.session(request.user), seat.player):
+        if not seat.player.plays_online:
+            return match, None, _refused(request, match, _("This seat is played by the service, a bot: nobody sees "
+                                                           "its cards while the match is played, its owner neither."),
+                                         403)
         return match, None, _refused(request, match, _("This seat is not yours: only its player's owner sees its "
                                                        "cards."), 403)
     return match, seat, None

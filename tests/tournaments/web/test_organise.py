@@ -133,6 +133,19 @@ def test_a_tournament_played_online_keeps_its_clock(olga):
     assert tournament.seed == 42 and tournament.seed_chosen
 
 
+def test_an_organiser_allows_an_account_several_seats_except_in_a_rated_tournament(olga):
+    client = as_user(olga)
+    assert client.post("/organise/new/", form(where="online", several_seats="on")).status_code == 302
+    tournament = Tournament.objects.get()
+    assert tournament.several_seats
+    assert "an account may hold several seats whose cards it sees" in text(body(client.get(f"/organise/{tournament.pk}/")))
+    ladder = ladder_create(slug="sette", name="Sette ladder", game="sette_e_mezzo", owner=olga)
+    answer = client.post("/organise/new/", form(name="Rated", several_seats="on", ladder=str(ladder.pk)))
+    assert answer.status_code == 400
+    assert "never allowed in a rated tournament" in error_next_to(answer.content.decode(), "id_several_seats")
+    assert Tournament.objects.count() == 1
+
+
 def test_in_the_room_the_online_clock_is_not_sent(olga):
     answer = as_user(olga).post("/organise/new/", form(where="room", move_seconds="oops", timeout_bot="heuristic"))
     assert answer.status_code == 302

@@ -481,6 +481,11 @@ class Command(BaseCommand):
                 for bot, count in bots:
                     for i in range(1, count + 1):
                         player = builtin_bot_get_or_create(bot=bot, name=f"{bot}-{i}" if count > 1 else bot)
+                        if player.bot_kind != Player.BotKind.BUILTIN:  # a player of that name, someone's own
+                            raise CommandError(f"--bots {bot}: the player named {player.name} is not a built-in "
+                                               f"bot ({player.kind}, {player.bot_kind or 'no bot kind'}): this "
+                                               "command enters only built-in bots, named after them, and that "
+                                               "name is taken")
                         entry_add(tournament=tournament, player=player)
                 tournament, progress = tournament_start(tournament=tournament)
                 if not eager:
