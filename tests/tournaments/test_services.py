@@ -198,6 +198,33 @@ def test_a_leased_match_is_not_claimed_by_another_worker_until_the_lease_runs_ou
     assert (again.match.attempts, again.match.interrupted) == (0, 1)
 
 
+def test_a_match_with_an_external_bot_played_again_is_dealt_anew_and_one_of_built_in_bots_is_not(settings):
+    """An external bot may have been sent a deal's cards before its worker died (or may have
+    made the play fail itself, to be dealt them again): the match played again has a deal no
+    program has seen. The service's own bots remember nothing: their match replays as it was."""
+    settings.HTTP_BOTS_ALLOWED_HOSTS = ["bots.example.org"]
+    program = player_create(name="remembers", kind="bot", bot_kind="http", owner=get_user_model().objects.create_user(
+        "author"), bot_config={"url": "https://bots.example.org/play"})
+    tournament = make_tournament([program, *bot_players(5)], slug="dealt-again", format="round_robin", format_config={},
+                                 table_size=3)
+    _, progress = tournament_start(tournament=tournament)
+    matches = Match.objects.filter(pk__in=progress.to_play)
+    with_program = matches.filter(seats__player=program).first()
+    without = matches.exclude(seats__player=program).first()
+    seeds = {m.pk: m.seed for m in (with_program, without)}
+    for match in (with_program, without):
+        first = match_claim(match_id=match.pk, owner="w1")
+        assert first.match.seed == seeds[match.pk]  # its first deal
+        Match.objects.filter(pk=match.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    again = match_claim(match_id=with_program.pk, owner="w2").match
+    assert again.seed != seeds[with_program.pk] and Match.objects.get(pk=with_program.pk).seed == again.seed
+    assert match_claim(match_id=without.pk, owner="w2").match.seed == seeds[without.pk]
+    # An organiser's retry deals it anew again.
+    Match.objects.filter(pk=with_program.pk).update(lease_expires_at=timezone.now() - timedelta(seconds=1))
+    match_retry(match_id=with_program.pk)
+    assert match_claim(match_id=with_program.pk, owner="w3").match.seed not in (seeds[with_program.pk], again.seed)
+
+
 def test_reclaiming_gives_back_matches_whose_worker_died(sent, django_capture_on_commit_callbacks):
     _, match = _started()
     match_claim(match_id=match.pk, owner="dead-worker")

@@ -23,6 +23,7 @@ from django.utils import timezone
 from tournaments.models import AuditEvent, Match, Player, Seat, Tournament, seats_online
 
 from .errors import ServiceError
+from .seeds import derive_seed
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,7 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
         now = timezone.now()
         expires = now + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
         taken_over: list[int] = []
+        dealt_anew: list[Match] = []
         for match in matches:
             if match.status == Match.Status.FINISHED:
                 claims[match.pk] = Claim(ClaimStatus.FINISHED, match)
@@ -106,6 +108,14 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
                 if match.status == Match.Status.RUNNING and match.lease_owner != owner:
                     match.interrupted += 1  # taken over: its worker's lease ran out
                     taken_over.append(match.pk)
+                if match.started_at is not None and match.deck is None and any(
+                        seat.player.is_external_bot for seat in seats[match.pk]):
+                    # Claimed before: its play may have begun (a worker died, it failed, an
+                    # organiser retries it), and an external bot may have been sent that deal's
+                    # cards, or may even have made the play fail to see them again. Dealt anew,
+                    # from a seed derived from the old one (as secret, never seen).
+                    match.seed = derive_seed(match.seed, "dealt again")
+                    dealt_anew.append(match)
                 match.status = Match.Status.RUNNING
                 match.lease_owner = owner
                 match.lease_expires_at = expires
@@ -122,6 +132,8 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
             )
             if taken_over:
                 Match.objects.filter(pk__in=taken_over).update(interrupted=F("interrupted") + 1)
+            for match in dealt_anew:
+                Match.objects.filter(pk=match.pk).update(seed=match.seed)
         return claims
 
 
