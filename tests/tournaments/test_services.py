@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -569,3 +570,25 @@ def test_a_swiss_may_repeat_the_tournaments_points_in_its_format_config():
         tournament_create(name="y", slug="y", game="sette_e_mezzo", table_size=4, format="swiss",
                           format_config={"rounds": 3}, points_by_place=[0, 1, 2, 3])
     assert err.value.field == "points_by_place"
+
+
+def test_a_bot_match_of_the_costliest_search_bots_is_held_to_the_services_time(settings):
+    """ismcts with every option at its published bound (300 samples a decision, each to the
+    end of a 50-hand Stoppa, nothing delegated) took 25-45 s a decision: a match would hold its
+    worker for hours, past its lease. At the service's tables it thinks by services.clocks:
+    here 20 ms a decision and a second a match for the whole table."""
+    from tournaments.services.players import builtin_bot_get_or_create
+
+    settings.BOT_DECISION_SECONDS, settings.BOT_MATCH_SECONDS = 0.02, 1.0
+    deep = [builtin_bot_get_or_create(bot="ismcts", name=f"deep-{i}",
+                                      options={"iterations": 300, "delegate": [], "horizon": "match"})
+            for i in range(3)]
+    tournament = make_tournament(deep, slug="deep", game="stoppa", table_size=3, format="round_robin",
+                                 format_config={}, options={"hands": 50})
+    began = time.monotonic()
+    assert play_out(tournament) == 1
+    assert time.monotonic() - began < 60  # the engine's time and a second of thinking, on a loaded machine
+    seats = Seat.objects.filter(match__round__tournament=tournament)
+    assert all(seat.forfeit_reason == "" for seat in seats)  # a search that stops on time never overruns
+    # Its second, and then the instant answers of a search with no time left (its heuristic's).
+    assert sum(seat.think_seconds for seat in seats) < settings.BOT_MATCH_SECONDS + 1.0
