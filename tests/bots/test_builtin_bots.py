@@ -127,7 +127,9 @@ def test_a_search_answers_by_its_deadline_whatever_its_options(game):
     action = bot.act(view)
     took = time.monotonic() - began
     assert action in view["legal_actions"]
-    assert took < 0.3 + 0.2  # samples look at the clock every few moves
+    # Samples look at the clock every 16 moves: alone, a few ms past it; the slack is for a
+    # loaded machine's pauses. Unbounded by time, 100,000 samples take hours.
+    assert took < 0.3 + 1.0
 
 
 @pytest.mark.parametrize("game", sorted(searchable_games()))
@@ -137,7 +139,7 @@ def test_a_search_given_no_time_answers_at_once_with_its_rollout_policys_move(ga
     bot.deadline = time.monotonic()
     began = time.monotonic()
     action = bot.act(view)
-    assert time.monotonic() - began < 0.1
+    assert time.monotonic() - began < 0.5  # 300 samples would take seconds
     policy = bots.create("heuristic", game=game, seed="1/rollout/%d" % view["seat"])
     assert action == policy.act(view)
 
