@@ -30,11 +30,12 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.services]
 DEEP = {"iterations": 300, "delegate": [], "horizon": "match"}
 
 
-def opened(name, game, options, entrants, move_seconds):
+def opened(name, game, options, entrants, move_seconds, seed):
     """An online round robin of ``entrants`` started and its one match sent to be opened (by the
     workers: the embedded thread, or a Celery worker); returns the match."""
     tournament = tournament_create(name=name, slug=name, game=game, table_size=len(entrants), format="round_robin",
-                                   format_config={}, options=options, online=True, move_seconds=move_seconds, seed=5,
+                                   format_config={}, options=options, online=True, move_seconds=move_seconds,
+                                   seed=seed,
                                    owner=get_user_model().objects.create_user(f"{name}-organiser"))
     for player in entrants:
         entry_add(tournament=tournament, player=player)
@@ -73,10 +74,12 @@ def test_a_slow_search_bot_holds_no_request_no_lock_and_no_other_organisers_cloc
     users = get_user_model().objects
     ada = player_create(name="ada", kind="person", owner=users.create_user("ada"))
     deep = builtin_bot_get_or_create(bot="ismcts", name="deep", options=DEEP)
-    match = opened("deep-night", "stoppa", {"hands": 50}, [ada, deep, builtin_bot_get_or_create(bot="random")], 600)
+    match = opened("deep-night", "stoppa", {"hands": 50}, [ada, deep, builtin_bot_get_or_create(bot="random")], 600,
+                   seed=5)
     bea = player_create(name="bea", kind="person", owner=users.create_user("bea"))
     elsewhere = opened("quick-clock", "sette_e_mezzo", {"hands": 1},
-                       [bea, builtin_bot_get_or_create(bot="random"), builtin_bot_get_or_create(bot="heuristic")], 5)
+                       [bea, builtin_bot_get_or_create(bot="random"), builtin_bot_get_or_create(bot="heuristic")], 5,
+                       seed=6)
     client = APIClient()
     client.force_authenticate(ada.owner)
     url = f"/api/matches/{match.pk}/seats"
@@ -115,11 +118,11 @@ def test_the_clock_check_passes_over_a_match_another_transaction_holds():
     holds is left for the next check, the others are applied at once."""
     users = get_user_model().objects
     matches = []
-    for name in ("held", "free"):
+    for seed, name in enumerate(("held", "free"), start=3):
         person = player_create(name=f"{name}-p", kind="person", owner=users.create_user(f"{name}-p"))
         tournament = tournament_create(name=name, slug=name, game="sette_e_mezzo", table_size=3,
                                        format="round_robin", format_config={}, options={"hands": 1}, online=True,
-                                       move_seconds=5, seed=3, owner=users.create_user(f"{name}-o"))
+                                       move_seconds=5, seed=seed, owner=users.create_user(f"{name}-o"))
         for player in (person, builtin_bot_get_or_create(bot="random"), builtin_bot_get_or_create(bot="heuristic")):
             entry_add(tournament=tournament, player=player)
         _, progress = tournament_start(tournament=tournament)
