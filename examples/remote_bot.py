@@ -9,7 +9,10 @@ It listens to its turns as server-sent events (``GET /api/seats/events/``): each
 carries an awaited seat's view (its own cards, the public table, its legal actions), and the
 bot posts one of the legal actions, chosen at random (a seeded random.Random: --seed). Each
 action carries an Idempotency-Key made of the match, the seat and the number of actions applied
-so far, so a request retried after a lost answer can never move twice. When the stream drops it
+so far, so a request retried after a lost answer can never move twice, and names the decision it
+answers (``actions``, as the view showed it), so a move that arrives after the match has moved on
+(the seat's time ran out, its turn came again) is refused, not applied to a decision the bot
+never saw. When the stream drops it
 reconnects with the last event's id (``Last-Event-ID``); ``--poll`` asks for the awaited seats
 every so often instead (``GET /api/seats/?your_turn=true``), for networks that cut long-lived
 connections. Replace ``choose`` with your own strategy.
@@ -95,8 +98,8 @@ def play_turn(api: Api, seat: dict, rng: random.Random, log) -> bool:
     key = f"{match}-{position}-{seat['actions']}"
     for attempt in range(3):
         try:
-            status, acted = api.call("POST", f"/api/matches/{match}/seats/{position}/actions/", {"action": action},
-                                     {"Idempotency-Key": key})
+            status, acted = api.call("POST", f"/api/matches/{match}/seats/{position}/actions/",
+                                     {"action": action, "actions": seat["actions"]}, {"Idempotency-Key": key})
             break
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:  # same key: never a second move
             log(f"match {match}: {exc}; retrying ({attempt + 1})")

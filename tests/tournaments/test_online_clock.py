@@ -14,9 +14,10 @@ from rest_framework.test import APIClient
 from tournaments.models import AuditEvent, Match, MatchAction
 from tournaments.services import ServiceError, online, players
 from tournaments.services.players import builtin_bot_get_or_create
-from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
+from tournaments.services.tokens import token_create
+from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
 
-from .helpers import error, fields, moved
+from .helpers import error, fields, moved, parse_events
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services, pytest.mark.usefixtures("service_turns")]
 
@@ -259,3 +260,83 @@ def test_a_timeout_bot_that_searches_is_refused_naming_the_rule():
     with pytest.raises(ServiceError) as refused:
         online_match(slug="thinker", timeout_bot="ismcts")
     assert refused.value.field == "timeout_bot" and "does not search" in refused.value.message
+
+
+def test_a_cancelled_tournaments_match_shows_no_deadline_and_no_clock_runs_out():
+    match = online_match(slug="called-off", move_seconds=30)
+    seat = waiting(match)
+    deadline = match.deadline_at
+    tournament_cancel(tournament=match.round.tournament)
+    match.refresh_from_db()
+    assert match.deadline_at is None and match.awaiting_seat is None
+    client = player_client(match, seat)
+    got = parse_events(b"".join(client.get(f"/api/matches/{match.pk}/seats/{seat}/events/?follow=false")
+                                .streaming_content))
+    assert [e["event"] for e in got] == ["view", "over"] and got[0]["data"]["deadline_at"] is None
+    assert not moved(online.deadlines_expire(now=deadline + timedelta(seconds=1)))
+    assert not AuditEvent.objects.filter(match=match, action="move_timeout").exists()
+
+
+def test_a_move_that_answers_a_decision_the_match_has_moved_on_from_is_refused(settings):
+    """A person read her view at one decision; her clock ran out and the timeout bot moved for
+    her, the others moved, and her turn came again: her move, chosen at the first decision,
+    arrives now. Naming the decision it answers (the view's ``actions``), it is refused 409,
+    not applied to a decision she never saw; a move naming the current one goes through, and its
+    retry under the same Idempotency-Key is answered as the first time."""
+    match = online_match(slug="moved-on", move_seconds=30, timeout_bot="random")
+    seat = waiting(match)
+    first = online.seat_view(match=match, position=seat)
+    client = player_client(match, seat)
+    url = f"/api/matches/{match.pk}/seats/{seat}/actions/"
+    moved(online.deadlines_expire(now=match.deadline_at + timedelta(seconds=1)))  # the timeout bot's move
+    while (turn := waiting(match)) is not None and turn != seat:  # the others, up to her turn again
+        view = online.seat_view(match=match, position=turn)
+        moved(online.seat_act(match_id=match.pk, position=turn, action=view["view"]["legal_actions"][0],
+                              answers=view["actions"]))
+    assert turn == seat, "this seed's match comes back to her"
+    now = online.seat_view(match=match, position=seat)
+    assert now["actions"] > first["actions"]
+    stale = first["view"]["legal_actions"][0]
+    late = client.post(url, {"action": stale, "actions": first["actions"]}, format="json",
+                       HTTP_IDEMPOTENCY_KEY="chosen-at-the-first")
+    assert late.status_code == 409 and set(fields(late)) == {"actions"}
+    assert f"after {first['actions']} actions" in error(late)["message"]
+    assert online.seat_view(match=match, position=seat)["actions"] == now["actions"]  # nothing applied
+    answer = now["view"]["legal_actions"][0]
+    done = client.post(url, {"action": answer, "actions": now["actions"]}, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert done.status_code == 200 and done.json()["repeated"] is False
+    again = client.post(url, {"action": answer, "actions": now["actions"]}, format="json", HTTP_IDEMPOTENCY_KEY="k")
+    assert again.status_code == 200 and again.json() == {**done.json(), "repeated": True}
+
+
+def test_a_token_that_may_only_read_is_told_a_move_needs_the_play_scope():
+    match = online_match(slug="read-only", move_seconds=30)
+    seat = waiting(match)
+    _, secret = token_create(user=match.seats.get(position=seat).player.owner, name="look", scopes=["read"])
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    legal = online.seat_view(match=match, position=seat)["view"]["legal_actions"]
+    answer = client.post(f"/api/matches/{match.pk}/seats/{seat}/actions/", {"action": legal[0]}, format="json")
+    assert answer.status_code == 403 and "needs the play scope" in error(answer)["message"]
+    assert "scopes are read" in error(answer)["message"]
+
+
+def test_an_online_matchs_record_counts_each_seats_thinking():
+    """A seat played through the API thought from the action before its own to its own; a bot
+    for as long as it was asked. (The record said 0.0 for every online seat.)"""
+    match = online_match(slug="thoughtful", move_seconds=600)
+    seat = waiting(match)
+    # As if everything so far had happened 20 s ago: the seat has been thinking for 20 s.
+    Match.objects.filter(pk=match.pk).update(started_at=F("started_at") - timedelta(seconds=20))
+    MatchAction.objects.filter(match=match).update(created_at=F("created_at") - timedelta(seconds=20))
+    match.refresh_from_db()
+    while (turn := waiting(match)) is not None:
+        view = online.seat_view(match=match, position=turn)
+        moved(online.seat_act(match_id=match.pk, position=turn, action=view["view"]["legal_actions"][0],
+                              answers=view["actions"]))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    thought = dict(match.seats.values_list("position", "think_seconds"))
+    assert 20 <= thought[seat] < 60
+    bot = match.seats.get(player__bot_kind="builtin")
+    assert bot.decisions > 0 and 0 < bot.think_seconds < 10

@@ -199,6 +199,7 @@ def test_a_cancelled_tournaments_streams_end_and_its_turns_are_gone(opened, djan
     status, got = read(owner, f"{w.url}/seats/{turn}/events/?follow=false")
     assert [e["event"] for e in got] == ["view", "over"]
     assert got[-1]["data"]["status"] == "cancelled" and got[0]["data"]["waiting_for"] is None
+    assert got[0]["data"]["deadline_at"] is None  # no clock runs for a match that will not be played
     assert read(owner, "/api/seats/events/?follow=false")[1] == []
 
 

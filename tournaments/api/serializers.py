@@ -331,6 +331,11 @@ class OnlineSeatSerializer(serializers.Serializer):
 
 class SeatActionSerializer(serializers.Serializer):
     action = serializers.JSONField(help_text="one of the seat's legal_actions, e.g. {\"type\": \"pass\"}")
+    actions = serializers.IntegerField(
+        required=False, min_value=0, max_value=1_000_000,
+        help_text="the decision this move answers: the `actions` of the view it was chosen from. When the match "
+                  "has moved on since (the seat's time ran out and its turn came again), the move is refused 409 "
+                  "instead of answering a decision its player never saw. Optional; every client should send it")
 
 
 class ActedSerializer(serializers.Serializer):

@@ -483,10 +483,13 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
             raise NotFound(f"no match {pk}")
         data = self.valid(s.SeatActionSerializer)
         caller = self.caller
+        require(not caller.signed_in or caller.can(rules.PLAY),
+                f"this token's scopes are {', '.join(sorted(caller.scopes)) or 'none'}: a move needs the play scope")
         try:
             acted = online.seat_act(match_id=match_id, position=int(position), action=data["action"],
                                     idempotency_key=request.headers.get("Idempotency-Key", ""), actor=request.user,
-                                    may_act=lambda player: rules.acts_for(caller, player))
+                                    may_act=lambda player: rules.acts_for(caller, player),
+                                    answers=data.get("actions"))
         except online.LateMove as late:
             dispatch.send_progress(late.progress)  # the timeout policy it applied
             raise

@@ -29,7 +29,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -490,12 +490,21 @@ def _finish_if_over(table: Table) -> Progress:
         return NOTHING
     forfeited = [s.position for s in table.seats if s.forfeit_reason]
     decisions = [0] * len(table.seats)
-    for seat in MatchAction.objects.filter(match=table.match, by__in=[BY_SEAT, BY_BOT]).values_list("seat", flat=True):
-        decisions[seat] += 1
+    # The bots' thinking is counted on their seats as they play (_play_step); a seat played
+    # through the API thought from the action before its own (or the opening) to its own.
+    think = list(Seat.objects.filter(match=table.match).order_by("position").values_list("think_seconds", flat=True))
+    before = table.match.started_at
+    for seat, by, at in (MatchAction.objects.filter(match=table.match).order_by("seq")
+                         .values_list("seat", "by", "created_at")):
+        if by in (BY_SEAT, BY_BOT):
+            decisions[seat] += 1
+        if by == BY_SEAT and before is not None:
+            think[seat] += max(0.0, (at - before).total_seconds())
+        before = at
     outcome = Outcome(
         match_id=table.match.pk, scores=list(state.scores()), places=forfeit_places(state.places(), forfeited),
         forfeits={s.position: (s.forfeit_reason, s.forfeit_detail) for s in table.seats if s.forfeit_reason},
-        record=state.to_json(), decisions=decisions,
+        record=state.to_json(), decisions=decisions, think_seconds=think,
     )
     _, progress = matches_record_results(outcomes=[outcome], source=Result.Source.ENGINE)
     _await(table, None)
@@ -571,8 +580,9 @@ def online_bots_move(*, match_id: int, seconds: float | None = None) -> Progress
             return progress
         asked_at, forfeited = table.actions, table.forfeited()
         if table.external_turn() is not None:
+            began = time.monotonic()
             action, failure, bank = _ask_bot(table, turn)
-            plan = [_Step(turn, BY_BOT, action, failure, bank)]
+            plan = [_Step(turn, BY_BOT, action, failure, bank, took=time.monotonic() - began)]
         else:
             plan = _run(table)
         with transaction.atomic():
@@ -584,6 +594,7 @@ def online_bots_move(*, match_id: int, seconds: float | None = None) -> Progress
                 return progress  # another run moved it, or a seat was forfeited: this plan is stale
             for step in plan:
                 _play_step(table, step)
+            _count_thinking(table, plan)
             step = _advance(table)
             progress += _finish_if_over(table)
             _announce(table)
@@ -604,6 +615,7 @@ class _Step:
     action: object
     failure: BotFailure | None = None
     time_left: float | None = None
+    took: float = 0.0  # the seconds its bot thought
 
 
 def _play_step(table: Table, step: _Step) -> None:
@@ -624,6 +636,17 @@ def _play_step(table: Table, step: _Step) -> None:
     elif step.time_left is not None and seat.bank_left != step.time_left:
         seat.bank_left = step.time_left
         Seat.objects.filter(pk=seat.pk).update(bank_left=step.time_left)
+
+
+def _count_thinking(table: Table, plan: list[_Step]) -> None:
+    """Add what the bots of ``plan`` thought to their seats' ``think_seconds`` (one update a
+    seat): the match's record counts it as a worker's match does."""
+    took: dict[int, float] = {}
+    for step in plan:
+        if step.by == BY_BOT:
+            took[step.seat] = took.get(step.seat, 0.0) + step.took
+    for position, seconds in took.items():
+        Seat.objects.filter(pk=table.seats[position].pk).update(think_seconds=F("think_seconds") + seconds)
 
 
 def _run(table: Table) -> list[_Step]:
@@ -655,7 +678,8 @@ def _run(table: Table) -> list[_Step]:
             allowance = clock.start(bot)
             began = time.perf_counter()
             action = bot.act(view_for(state, turn))
-            late = clock.charge(time.perf_counter() - began, allowance)
+            took = time.perf_counter() - began
+            late = clock.charge(took, allowance)
             if late is not None:
                 raise BotFailure("timeout", late)
             state.apply(action)
@@ -671,7 +695,7 @@ def _run(table: Table) -> list[_Step]:
             steps.append(_Step(turn, BY_BOT, None, failure))
             break
         left[turn] = clock.left
-        steps.append(_Step(turn, BY_BOT, action, time_left=clock.left))
+        steps.append(_Step(turn, BY_BOT, action, time_left=clock.left, took=took))
     return steps
 
 
@@ -742,16 +766,22 @@ def _tell_finish(table: Table) -> None:
 
 
 def seat_act(*, match_id: int, position: int, action: object, idempotency_key: str = "",
-             actor=None, may_act=None) -> Acted:
+             actor=None, may_act=None, answers: int | None = None) -> Acted:
     """Apply ``action`` for the seat at ``position`` of an online match, then let the service's
     seats move up to the next online turn; the match's last action records it. ``may_act``
     (the seat's player -> whether the caller acts for it: tournaments.permissions.acts_for) is
     asked as soon as the seat is loaded, before anything else is said of the seat: refused
     (forbidden) if not.
 
+    ``answers``: the decision the move answers, as the number of actions the seat's view showed
+    (its ``actions``); a move whose match has moved on since (the seat's clock ran out and its
+    timeout bot moved, the others moved, and the seat's turn came again) is refused
+    (``conflict``) rather than applied to a decision its player never saw. None: the move
+    answers whatever the seat faces now.
+
     Refused: an action that is not legal now (``illegal``: the engine's message names the
     rule), out of turn, on a match over or not online (``conflict``), for a forfeited seat
-    (``conflict``). The same ``idempotency_key`` again (at most 64 printable characters)
+    (``conflict``), after the seat's deadline (:class:`LateMove`). The same ``idempotency_key`` again (at most 64 printable characters)
     answers as the first time, the action applied once; with another action it is refused.
 
     A key is looked up only when the move would be refused (a retry comes when the turn has
@@ -774,6 +804,7 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
             if may_act is not None and not may_act(seat.player):
                 raise ServiceError("only the seat's player's owner acts for it", code="forbidden")
             try:
+                _check_answers(table, answers)
                 _check_turn(table, seat, position)
                 _check_deadline(table, position, now)
                 seq = _record(table, BY_SEAT, position, action, idempotency_key)
@@ -815,6 +846,14 @@ def _check_deadline(table: Table, position: int, now) -> None:
         policy = (f"the timeout bot ({table.tournament.timeout_bot}) plays it" if table.tournament.timeout_bot
                   else "the seat is forfeited")
         raise LateMove(f"this move came after its deadline, {match.deadline_at.isoformat()}: {policy}")
+
+
+def _check_answers(table: Table, answers: int | None) -> None:
+    """Refuse (conflict) a move that answers another decision than the match's current one."""
+    if answers is not None and answers != table.actions:
+        raise ServiceError(
+            f"this move answers the match as it stood after {answers} actions, and it has {table.actions} now: "
+            "read the seat's view again and answer what it shows", "actions", code="conflict")
 
 
 def _check_turn(table: Table, seat: Seat, position: int) -> None:

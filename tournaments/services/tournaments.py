@@ -531,6 +531,10 @@ def tournament_cancel(*, tournament: Tournament, actor=None) -> Tournament:
     tournament.status = Tournament.Status.CANCELLED
     tournament.save(update_fields=["status"])
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="cancelled", detail={})
+    # No clock runs for a match that will not be played: its last view shows no deadline, and
+    # the clock check has nothing to apply.
+    Match.objects.filter(round__tournament=tournament).exclude(status=Match.Status.FINISHED).filter(
+        deadline_at__isnull=False).update(deadline_at=None, awaiting_seat=None, awaiting_since=None)
     # The streams of its matches being played online end ("cancelled"), and their seats leave
     # their players' turns.
     running = Seat.objects.filter(match__round__tournament=tournament, match__status=Match.Status.RUNNING)

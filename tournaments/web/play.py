@@ -177,10 +177,13 @@ def _act(request, match: Match, position: int) -> ServiceError | None:
     except ValueError:
         action = None  # refused by the service, which says what an action is
     caller = rules.Caller.session(request.user)
+    answers = request.POST.get("actions", "")  # the decision the form showed
     try:
         acted = online.seat_act(match_id=match.pk, position=position, action=action,
                                 idempotency_key=request.POST.get("key", "")[:64], actor=request.user,
-                                may_act=lambda player: rules.acts_for(caller, player))
+                                may_act=lambda player: rules.acts_for(caller, player),
+                                answers=int(answers) if answers.isascii() and answers.isdigit() and len(answers) <= 7
+                                else None)
     except online.LateMove as exc:
         dispatch.send_progress(exc.progress)  # the timeout policy it applied
         return exc

@@ -44,18 +44,20 @@ def test_a_person_plays_a_whole_online_match_by_clicking_and_sees_the_result(liv
     session, match, position = table
     context = signed_in_context(chromium, live_server.url, session, viewport=PHONE, is_mobile=True, has_touch=True)
     page = context.new_page()
-    posted, streamed = [], []
+    posted, streamed, bodies = [], [], []
     page.on("request", lambda request: (posted if request.method == "POST" else streamed).append(request.url)
             if "/api/" in request.url else None)
+    page.on("request", lambda request: bodies.append(request.post_data_json) if request.method == "POST" else None)
     page.goto(f"{live_server.url}/matches/{match.pk}/seats/{position}/play/")
     page.evaluate("window.stillThisPage = true")  # gone if anything reloads the page
     assert page.locator("[data-announce]").text_content() == "Your turn."
     assert "left" in page.locator("[data-deadline]").text_content()  # the clock counts down
     fits(page, PHONE["width"])
 
-    moves = 0
+    moves, answered = 0, []
     while not page.locator("#result-heading").count():
         drawn = page.locator("[data-state]").get_attribute("data-actions")
+        answered.append(int(drawn))
         stand = page.get_by_role("button", name="Stand")
         (stand if stand.count() else page.locator(".choices button").first).click()
         moves += 1
@@ -73,6 +75,8 @@ def test_a_person_plays_a_whole_online_match_by_clicking_and_sees_the_result(liv
     fits(page, PHONE["width"])
     actions_url = f"{live_server.url}/api/matches/{match.pk}/seats/{position}/actions/"
     assert posted == [actions_url] * moves  # every move went to the API, none to the page
+    # Each named the decision it answered: the actions the page showed when it was clicked.
+    assert [body["actions"] for body in bodies] == answered
     assert any(url.startswith(f"{live_server.url}/api/matches/{match.pk}/seats/{position}/events/")
                for url in streamed)
     context.close()
@@ -134,3 +138,25 @@ def test_the_replay_steps_with_the_arrow_keys(live_server, finished, chromium):
     page.goto(f"{live_server.url}/matches/{finished.pk}/replay/?open=1&step=last")
     fits(page, PHONE["width"])
     context.close()
+
+
+@pytest.fixture
+def hurried(chromium_at_hand):
+    """ada's seat at an online match with the shortest clock, 5 s a move, opened."""
+    user, match, position = online_table(options={"hands": 1}, slug="hurried", move_seconds=5)
+    client = Client()
+    client.force_login(user)
+    return client.cookies["sessionid"].value, match, position
+
+
+def test_when_the_players_time_is_up_the_buttons_no_longer_offer_the_move(live_server, hurried, chromium):
+    session, match, position = hurried
+    context = signed_in_context(chromium, live_server.url, session, viewport=DESKTOP)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/matches/{match.pk}/seats/{position}/play/")
+    assert page.locator(".choices button").first.is_enabled()
+    page.wait_for_function("() => document.querySelector('[data-deadline]').textContent.includes('up')", timeout=15_000)
+    buttons = page.locator(".choices button")
+    assert buttons.count() and all(buttons.nth(i).is_disabled() for i in range(buttons.count()))
+    context.close()
+

@@ -5,9 +5,12 @@
 //   from the server (data-state-url: the same template as the page, in the reader's language);
 // - a button posts its action to POST /api/matches/{id}/seats/{pos}/actions/ with the CSRF
 //   token (X-CSRFToken: the API checks it for a session) and an Idempotency-Key made of the
-//   match, the seat and the actions applied so far, so a second click never plays twice;
+//   match, the seat and the actions applied so far, so a second click never plays twice, and
+//   the decision it answers (`actions`, as the page showed it), so a click that comes after the
+//   match has moved on is refused rather than applied to a decision the player never saw;
 //   a refusal (422 illegal, 409 out of turn…) shows the API's message;
-// - the move's deadline counts down every second.
+// - the move's deadline counts down every second; once the player's own time is up, the
+//   buttons are disabled (the server refuses a late move anyway) until the page is redrawn.
 // Without it the buttons post to the page itself, which plays the move and draws itself again.
 (function () {
   "use strict";
@@ -122,7 +125,7 @@
         "X-CSRFToken": form.elements.namedItem("csrfmiddlewaretoken").value,
         "Idempotency-Key": form.elements.namedItem("key").value
       },
-      body: JSON.stringify({action: action})
+      body: JSON.stringify({action: action, actions: Number(form.elements.namedItem("actions").value)})
     })
       .then(function (answer) {
         if (answer.ok) {
@@ -155,6 +158,11 @@
       }
       if (left <= 0) {
         clock.textContent = words.wordsUp;
+        if (clock.hasAttribute("data-mine")) {  // the move is refused now: no button offers it
+          root.querySelectorAll(".choices button, .choices select").forEach(function (control) {
+            control.disabled = true;
+          });
+        }
       } else {
         var minutes = Math.floor(left / 60);
         var seconds = left % 60;
