@@ -12,7 +12,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from tournaments.models import AuditEvent, Match, MatchAction
-from tournaments.services import ServiceError, online, players
+from tournaments.services import ServiceError, dispatch, online, players
 from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
@@ -340,3 +340,73 @@ def test_an_online_matchs_record_counts_each_seats_thinking():
     assert 20 <= thought[seat] < 60
     bot = match.seats.get(player__bot_kind="builtin")
     assert bot.decisions > 0 and 0 < bot.think_seconds < 10
+
+
+# --- what a lost message leaves behind ---------------------------------------------------------
+
+def test_an_online_round_whose_opening_message_is_lost_is_opened_by_the_clock_check(monkeypatch):
+    """The move that closes a round commits; the message that opens the next round's online
+    match is lost (the web process killed after the commit, the broker down). The match waits,
+    pending, with its opening watchdog as deadline; the clock check opens it once that runs out,
+    and nobody needs a shell."""
+    users = get_user_model()
+    ada = players.player_create(name="ada-lost", kind="person", owner=users.objects.create_user("ada-lost"))
+    tournament = tournament_create(name="lost", slug="lost", game="sette_e_mezzo", table_size=3, format="swiss",
+                                   format_config={"rounds": 2}, options={"hands": 1}, online=True, move_seconds=600,
+                                   seed=21)
+    for player in (ada, builtin_bot_get_or_create(bot="heuristic"), builtin_bot_get_or_create(bot="random")):
+        entry_add(tournament=tournament, player=player)
+    _, progress = tournament_start(tournament=tournament)
+    moved(online.online_matches_open(match_ids=list(progress.to_open)))
+    first = Match.objects.get(pk=progress.to_open[0])
+    lost = []
+    monkeypatch.setattr(dispatch, "open_online", lambda ids: lost.extend(ids))  # never arrives
+    while (turn := waiting(first)) is not None:
+        view = online.seat_view(match=first, position=turn)
+        moved(online.seat_act(match_id=first.pk, position=turn, action=view["view"]["legal_actions"][0],
+                              answers=view["actions"]))
+    second = Match.objects.get(round__tournament=tournament, round__number=2)
+    assert lost == [second.pk] and second.status == Match.Status.PENDING
+    assert second.deadline_at is not None  # its opening watchdog
+    assert not moved(online.deadlines_expire(now=second.deadline_at - timedelta(seconds=1)))
+    moved(online.deadlines_expire(now=second.deadline_at + timedelta(seconds=1)))
+    second.refresh_from_db()
+    assert second.status == Match.Status.RUNNING
+    assert waiting(second) is not None or second.status == Match.Status.FINISHED  # ada's turn: the bots moved
+
+
+def test_a_committed_change_survives_a_broker_that_refuses_what_it_sets_off(settings, monkeypatch, caplog,
+                                                                           django_capture_on_commit_callbacks):
+    """Redis down when a move has committed: the move's answer is 200 (it happened), the lost
+    message is logged, and the watchdogs find its work again (above)."""
+    from celery import current_app
+    from kombu.exceptions import OperationalError
+
+    match = online_match(slug="broker-down", move_seconds=60)
+    bot = match.seats.get(player__bot_kind="builtin").position
+    while True:  # up to a move after which the built-in bot is to play
+        seat = waiting(match)
+        view = online.seat_view(match=match, position=seat)
+        after = online.table_load(match).state.clone()
+        after.apply(view["view"]["legal_actions"][0])
+        if after.current_player() == bot:
+            break
+        moved(online.seat_act(match_id=match.pk, position=seat, action=view["view"]["legal_actions"][0]))
+    monkeypatch.undo()  # the service's turns go to the broker now, not played here
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:9/0"
+
+    def down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:9. Connection refused.")
+
+    for name in (dispatch.MOVE_ONLINE, dispatch.OPEN_ONLINE, dispatch.PLAY_MATCHES):
+        monkeypatch.setattr(current_app.tasks[name], "apply_async", down)
+    view = online.seat_view(match=match, position=seat)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = player_client(match, seat).post(f"/api/matches/{match.pk}/seats/{seat}/actions/",
+                                                 {"action": view["view"]["legal_actions"][0],
+                                                  "actions": view["actions"]}, format="json")
+    assert answer.status_code == 200
+    assert MatchAction.objects.filter(match=match, seq=view["actions"], seat=seat, by=online.BY_SEAT).exists()
+    assert "the broker did not take tournaments.tasks.move_online_bots" in caplog.text  # the bot's turn: lost
+    match.refresh_from_db()
+    assert waiting(match) is None and match.deadline_at is not None  # its watchdog sends it again

@@ -17,6 +17,7 @@ MATCH_SPLIT_SECONDS: then it keeps it all.
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ from django.conf import settings
 from django.db import transaction
 
 from tournaments import embedded
+
+log = logging.getLogger(__name__)
 
 PLAY_MATCHES = "tournaments.tasks.play_matches"  # the task that plays a batch of bot matches
 OPEN_ONLINE = "tournaments.tasks.open_online_matches"  # the task that opens online matches
@@ -149,9 +152,23 @@ def _send_each(name: str, calls: list[tuple]) -> None:
 def _send(name: str, args: tuple) -> None:
     """Send the task ``name`` (by name: services never import the tasks that call them,
     tournaments/tasks.py) to the broker, or, on the embedded defaults in a web process, to the
-    embedded worker's thread (tournaments.embedded)."""
+    embedded worker's thread (tournaments.embedded).
+
+    What is sent was decided by a transaction that has committed: a broker that does not take
+    the message (Redis down) must not turn that into a failure of the request or task that
+    committed it. The message is logged as lost, and periodic work finds what it carried again
+    from the rows: matches not played (leases.matches_reclaim), online matches not opened and
+    service turns not played (their watchdog deadlines: online.deadlines_expire), webhook
+    deliveries due (webhooks.deliveries_send). Without a broker (eager) a task's error is the
+    caller's, as ever."""
     task = current_app.tasks[name]
     if embedded.active():
         embedded.submit(task, args)
+    elif not settings.CELERY_BROKER_URL:
+        task.apply_async(args, queue=settings.MATCH_QUEUE)  # eager: runs here, its errors are ours
     else:
-        task.apply_async(args, queue=settings.MATCH_QUEUE)
+        try:
+            task.apply_async(args, queue=settings.MATCH_QUEUE)
+        except Exception:  # noqa: BLE001 - kombu's and redis's errors alike: the rows are the truth
+            log.warning("the broker did not take %s%r: the periodic checks will find it again", name, args,
+                        exc_info=True)

@@ -422,14 +422,15 @@ def deadlines_expire(*, now=None, match_ids=None) -> Progress:
     (``match_ids``: of these matches only): with the tournament's ``timeout_bot``, that bot
     plays the move at once (the seat plays on); without one, the seat is forfeited
     ("timeout": the fallback bot plays it to the end, it ranks last). A service's turn whose
-    watchdog ran out is sent to the workers again. Each match is taken under its row lock and
+    watchdog ran out is sent to the workers again, and a match still pending past its opening
+    watchdog (rounds.OPEN_WATCHDOG_SECONDS: the message that opens it was lost) is opened. Each match is taken under its row lock and
     only if its deadline is still passed, so a timeout is applied once however many times this
     runs (two beats, a worker killed half way); a match another transaction holds is left for
     the next run, never waited for (a periodic task must not queue behind a request). Returns
     the rounds the matches it finished closed and made, and the matches for the workers."""
     now = now or timezone.now()
     progress = NOTHING
-    due = Match.objects.filter(deadline_at__lte=now, status=Match.Status.RUNNING)
+    due = Match.objects.filter(deadline_at__lte=now, status__in=[Match.Status.RUNNING, Match.Status.PENDING])
     if match_ids is not None:
         due = due.filter(pk__in=match_ids)
     for match_id in list(due.order_by("deadline_at").values_list("pk", flat=True)[:DEADLINES_PER_RUN]):
@@ -441,6 +442,11 @@ def deadlines_expire(*, now=None, match_ids=None) -> Progress:
             match = table.match
             if match.deadline_at is None or match.deadline_at > now:
                 continue  # moved meanwhile: the new deadline is the seat's own
+            if match.status == Match.Status.PENDING:
+                # The task that opens it never came (its message lost): opened here.
+                log.warning("match %s: opened by the clock check, its opening message lost", match.pk)
+                progress += _open(table)
+                continue
             turn = table.waits_for()
             if turn is None:
                 if (service := table.service_turn()) is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db.models import Count, Q
@@ -163,6 +163,11 @@ def round_create_next(*, tournament: Tournament, fmt: formats.Format | None = No
     return progress
 
 
+#: Seconds an online match waits for the task that opens it before the clock check opens it
+#: itself (its message lost): the watchdog of a pending online match's ``deadline_at``.
+OPEN_WATCHDOG_SECONDS = 10
+
+
 def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) -> Progress:
     """The rounds, their tables and seats, four INSERTs however many rounds (PostgreSQL and
     SQLite >= 3.35 return the new ids)."""
@@ -181,6 +186,10 @@ def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) 
         .values_list("pk", flat=True)
     )
     matches, tables = [], []
+    # An online match is opened by the task its round's maker sends once it commits; if that
+    # message is lost (a process killed after the commit, the broker down), the clock check
+    # opens it once this watchdog runs out (online.deadlines_expire).
+    watchdog = now + timedelta(seconds=OPEN_WATCHDOG_SECONDS)
     for rnd, planned in zip(rounds, planned_rounds):
         for index, table in enumerate(planned.tables, start=1):
             # Duplicate play: tables with one deal key share the seed, so they share the cards.
@@ -188,9 +197,11 @@ def _rounds_create(tournament: Tournament, planned_rounds: list[formats.Round]) 
                 seed = derive_seed(tournament.seed, "round", rnd.number, "deal", table.deal)
             else:
                 seed = derive_seed(tournament.seed, "round", rnd.number, "table", index)
+            people = tournament.online and not online.isdisjoint(table.seats)
             matches.append(Match(
                 round=rnd, table=index, seed=seed, deal=table.deal, notes=list(table.notes),
                 scheduled_at=tournament.starts_at if rnd.number == 1 else None,
+                deadline_at=watchdog if people else None,
             ))
             tables.append(table)
     Match.objects.bulk_create(matches)
