@@ -4,6 +4,8 @@ Retry-After beyond."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
@@ -11,7 +13,7 @@ from rest_framework.test import APIClient
 from tournaments.services.players import player_create
 from tournaments.services.tokens import token_create
 
-from .helpers import error
+from .helpers import bot_players, error, make_tournament, play_out
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services]  # leg 2: counted in Redis (CACHE_URL)
 
@@ -136,8 +138,6 @@ def test_a_budget_is_counted_in_windows_and_retry_after_says_when_the_next_opens
 
 
 def test_a_windows_counter_counts_each_request_and_is_gone_when_its_window_is():
-    import time
-
     from django.core.cache import caches
 
     from tournaments.cache import count_in_window
@@ -158,3 +158,31 @@ def test_the_redis_cache_keeps_one_client_a_pool_for_every_call():
     assert cache._cache.get_client("b", write=True) is first
     assert cache._cache.get_client("c") is first  # one server: reads and writes share its pool
     assert first.connection_pool is cache._cache._get_connection_pool(True)
+
+
+def test_with_the_caches_redis_stopped_reads_and_moves_answer_and_budgets_count_per_process(settings, caplog,
+                                                                                          monkeypatch):
+    """CACHE_URL on a Redis that does not answer (stopped, restarting): every authenticated
+    request answered 500 for as long as it was down. Now the budgets count in the process's
+    memory, kept answers are kept there, the log says so once, and Redis is tried again a few
+    seconds later."""
+    import tournaments.cache as kept_cache
+
+    monkeypatch.setattr(kept_cache, "fallback", kept_cache._Fallback())
+    settings.CACHES = {**settings.CACHES, "default": {"BACKEND": "tournaments.cache.RedisCache",
+                                                      "LOCATION": "redis://127.0.0.1:9/0", "KEY_PREFIX": "mazziere"}}
+    rates = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {**rates, "anon": "5/minute"}}
+    tournament = make_tournament(bot_players(4), slug="cache-down", format="round_robin", format_config={})
+    play_out(tournament)
+    _, secret = token_create(user=get_user_model().objects.create_user("reader"), name="t", scopes=["read"])
+    reader = APIClient()
+    reader.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
+    began = time.monotonic()
+    for path in ("/api/", f"/api/tournaments/{tournament.pk}/", f"/api/tournaments/{tournament.pk}/standings/",
+                 f"/api/ladders/{tournament.ladder_id}/leaderboard/", "/api/matches/"):
+        assert reader.get(path).status_code == 200, path
+    assert time.monotonic() - began < 5  # no request waits for Redis to time out again
+    assert caplog.text.count("cannot be reached") == 1
+    anonymous = APIClient()
+    assert [anonymous.get("/api/").status_code for _ in range(6)] == [200] * 5 + [429]  # counted here
