@@ -26,7 +26,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
-from django.db import transaction
+from django import db
+from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
 from rich.console import Console
@@ -299,8 +300,13 @@ def play_here(tournament: Tournament, console: Console, *, timeout: float) -> in
 
 
 def follow_workers(tournament: Tournament, console: Console, timeout: float) -> None:
-    """Broker mode: the workers play; show their progress until the tournament ends."""
+    """Broker mode: the workers play; show their progress until the tournament ends. When no
+    match has finished for a lease's time (at least STALLED_SECONDS) — its messages lost, or
+    their workers' plays failed (the database restarted under them) — the matches still to play
+    whose leases have run out are sent again: harmless if they were not lost (a worker finds a
+    match played, or in play), and the tournament ends without anyone's help."""
     deadline = time.monotonic() + timeout
+    last_finished, moved_at = -1, time.monotonic()
     with Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
         console=console,
@@ -317,7 +323,55 @@ def follow_workers(tournament: Tournament, console: Console, timeout: float) -> 
             if time.monotonic() > deadline:
                 raise CommandError(f"the tournament did not finish within {timeout:g}s; it goes on on the workers: "
                                    f"follow it again with {resume_hint(tournament)}")
+            if finished != last_finished:
+                last_finished, moved_at = finished, time.monotonic()
+            elif time.monotonic() - moved_at > max(STALLED_SECONDS, settings.MATCH_LEASE_SECONDS):
+                playable, _ = open_bot_matches(tournament, OWNER)
+                if playable:
+                    dispatch.send(playable)
+                    console.print(f"no match finished for a while: sent the {len(playable)} still to play to the "
+                                  "workers again", soft_wrap=True)
+                moved_at = time.monotonic()
             time.sleep(0.5)
+
+
+#: Following the workers, a tournament where no match has finished for this long (or a lease's
+#: time, if longer) has its matches still to play sent again.
+STALLED_SECONDS = 10.0
+
+#: How long the command waits for its database to come back (a restart, a failover) before it
+#: gives up and says how to go on.
+DATABASE_GONE_SECONDS = 300.0
+
+
+def while_the_database_restarts(follow, console: Console) -> None:
+    """``follow()`` (playing here, or following the workers) to its end, called again whenever
+    the database goes away under it (PostgreSQL restarted: OperationalError, InterfaceError) and
+    answers again, for at most DATABASE_GONE_SECONDS without it. Nothing is lost: each result is
+    recorded in a transaction, and a match this command held when its connection died is
+    claimed again at once (services.play), so playing on from the database is resuming."""
+    gone_since: float | None = None
+    while True:
+        try:
+            follow()
+            return
+        except (OperationalError, InterfaceError) as exc:
+            gone_since = gone_since or time.monotonic()
+            while True:
+                db.connections.close_all()  # the dead connections: the next query opens a new one
+                waited = time.monotonic() - gone_since
+                if waited > DATABASE_GONE_SECONDS:
+                    raise CommandError(f"the database has not answered for {waited:.0f} s ({exc}); once it is back, "
+                                       f"run the command again with --resume") from None
+                console.print(f"the database went away ({str(exc).strip().splitlines()[0]}); trying again",
+                              soft_wrap=True)
+                time.sleep(min(5.0, 0.5 + waited / 4))
+                try:
+                    db.connection.ensure_connection()
+                    break
+                except (OperationalError, InterfaceError) as again:
+                    exc = again
+            gone_since = None
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -395,10 +449,9 @@ class Command(BaseCommand):
             if playable:
                 dispatch.send(playable)
                 console.print(f"sent the {len(playable)} match(es) still to play to the workers", soft_wrap=True)
-        if eager:
-            play_here(tournament, console, timeout=timeout)
-        else:
-            follow_workers(tournament, console, timeout)
+        follow = (lambda: play_here(tournament, console, timeout=timeout)) if eager else (
+            lambda: follow_workers(tournament, console, timeout))
+        while_the_database_restarts(follow, console)
 
     # --- finishing a tournament ---
 
