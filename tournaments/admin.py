@@ -56,7 +56,7 @@ class EntryInline(admin.TabularInline):
 @admin.register(models.Tournament)
 class TournamentAdmin(StandingsInputs, admin.ModelAdmin):
     list_display = ["name", "game", "format", "table_size", "status", "owner", "created_at", "finished_at"]
-    list_filter = ["game", "format", "status", "online", "duplicate", "several_seats"]
+    list_filter = ["game", "format", "status", "online", "duplicate", "several_seats", "confirmation"]
     search_fields = ["name", "slug"]
     raw_id_fields = ["owner"]
     filter_horizontal = ["organisers"]

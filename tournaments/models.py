@@ -174,6 +174,15 @@ class Tournament(models.Model):
         FINISHED = "finished"
         CANCELLED = "cancelled"
 
+    class Confirmation(models.TextChoices):
+        NONE = "none", "nobody: every report counts at once"
+        OTHER = "other", ("someone other than its author: a player's report counts once an organiser or another "
+                          "seated player's owner confirms it; an organiser's counts at once")
+        ORGANISER = "organiser", ("an organiser: a player's report counts once an organiser confirms it; an "
+                                  "organiser's counts at once")
+        STRICT = "strict", ("someone other than its author, for every report: an organiser's too waits for "
+                            "another organiser or a seated player's owner")
+
     name = models.CharField(max_length=120)
     slug = models.SlugField(max_length=80, unique=True)
     game = models.CharField(max_length=32)
@@ -225,6 +234,15 @@ class Tournament(models.Model):
         max_length=40, blank=True,
         help_text="when a move's time runs out: empty, the seat is forfeited (the fallback bot plays it on, it "
                   "ranks last); a built-in bot's name, that bot plays the move and the seat plays on",
+    )
+    # Who must confirm a result people report from a real table before it counts
+    # (services.results: docs/tournaments.md, "Reported results"). An organiser's report counts
+    # at once unless ``strict``; a player's (its owner's, for its seat) waits for the confirmer
+    # the setting names, never for its own author.
+    confirmation = models.CharField(
+        max_length=10, choices=Confirmation.choices, default=Confirmation.OTHER,
+        help_text="who must confirm a reported result before it counts: none, anyone but its author (other), "
+                  "an organiser, or anyone but its author even for an organiser's report (strict)",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)

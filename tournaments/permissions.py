@@ -150,8 +150,8 @@ def seated(match: Match) -> list[Player]:
 
 def reports_for(caller: Caller, match: Match) -> bool:
     """May report or confirm ``match``'s result: an organiser of its tournament, or the owner
-    of a player seated at it. (Confirming also needs someone other than the author: the
-    service's rule.)"""
+    of a player seated at it. (Who confirms which report is the tournament's ``confirmation``:
+    services.results.confirm_refusal.)"""
     return organises(caller, match.round.tournament) or any(acts_for(caller, p) for p in seated(match))
 
 

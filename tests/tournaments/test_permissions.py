@@ -84,7 +84,7 @@ def world(settings) -> World:
         entry_add(tournament=running, player=person)
     tournament_start(tournament=running)
     match = Match.objects.get(round__tournament=running)
-    submission, _ = result_submit(match=match, scores=[10, 0, 0, -10], places=[1, 2, 2, 4], user=users["author"])
+    submission, _, _ = result_submit(match=match, scores=[10, 0, 0, -10], places=[1, 2, 2, 4], user=users["author"])
     return World(users, ladder, league, registration, running, match, submission, http_bot, guest_entry)
 
 
@@ -405,7 +405,7 @@ def test_a_duplicate_tables_reported_result_is_shown_only_to_its_table_and_the_o
     seated_second = next(seat.player.owner for match in others if match.deal == first.deal
                          for seat in match.seats.all() if seat.player.owner not in at_first)
     seated_first = first.seats.order_by("position").first().player.owner
-    submission, _ = result_submit(match=first, scores=[10, 0, 0, -10], user=seated_first)
+    submission, _, _ = result_submit(match=first, scores=[10, 0, 0, -10], user=seated_first)
 
     def shown_to(user):
         c = APIClient()

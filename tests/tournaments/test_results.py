@@ -52,7 +52,7 @@ def test_a_reported_score_beyond_32_bits_is_refused_and_the_match_stays_open_for
     assert error.field == "scores" and error.code == "invalid"
     assert "from -2147483648 to 2147483647 (a 32-bit integer column): seat 0 has 3000000000" in error.message
     assert not ResultSubmission.objects.exists()
-    submission, created = result_submit(match=match, scores=[30, -10, -10, -10], places=[1, 2, 2, 2], user=ann)
+    submission, created, _ = result_submit(match=match, scores=[30, -10, -10, -10], places=[1, 2, 2, 2], user=ann)
     result_confirm(submission=submission, user=bea)
     assert Result.objects.get(match=match).scores == [30, -10, -10, -10]
 
@@ -70,7 +70,7 @@ def test_a_pending_score_beyond_32_bits_from_before_the_bound_is_refused_at_conf
     assert not Seat.objects.filter(match=match, score__isnull=False).exists()
     # it no longer blocks the match once rejected
     result_reject(submission=stale, reason="impossible score", user=bea)
-    submission, created = result_submit(match=match, scores=[3, -1, -1, -1], user=ann)
+    submission, created, _ = result_submit(match=match, scores=[3, -1, -1, -1], user=ann)
     assert created and submission.version == 2
 
 
@@ -104,10 +104,10 @@ def test_a_zero_sum_games_reported_scores_must_add_up_to_zero(users):
 def test_places_left_out_follow_the_scores_as_the_game_ranks_them(users):
     ann, bea = users
     match = people_match()
-    submission, _ = result_submit(match=match, scores=[5, 5, -5, -5], user=ann)
+    submission, _, _ = result_submit(match=match, scores=[5, 5, -5, -5], user=ann)
     assert submission.places == [1, 1, 3, 3]
     # the same result sent again with its places is the same submission
-    again, created = result_submit(match=match, scores=[5, 5, -5, -5], places=[1, 1, 3, 3], user=bea)
+    again, created, _ = result_submit(match=match, scores=[5, 5, -5, -5], places=[1, 1, 3, 3], user=bea)
     assert (again.pk, created) == (submission.pk, False)
     result_confirm(submission=submission, user=bea)
     assert Result.objects.get(match=match).places == [1, 1, 3, 3]
@@ -115,7 +115,7 @@ def test_places_left_out_follow_the_scores_as_the_game_ranks_them(users):
 
 def test_a_game_that_is_not_zero_sum_takes_any_total_but_places_still_follow(users):
     match = people_match(game="piazza", table_size=2, options={})
-    submission, _ = result_submit(match=match, scores=[14, 9], user=users[0])
+    submission, _, _ = result_submit(match=match, scores=[14, 9], user=users[0])
     assert submission.places == [1, 2]
     result_reject(submission=submission, reason="typo", user=users[1])
     assert "seat 0 scored 14, more than seat 1 (9), but is placed behind it" in refused(
@@ -136,7 +136,7 @@ def test_a_played_result_keeps_its_places_a_forfeit_ranks_last_whatever_its_scor
 def test_nothing_is_reported_confirmed_or_rejected_for_a_cancelled_tournament(users):
     ann, bea = users
     match = people_match()
-    pending, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+    pending, _, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
     tournament_cancel(tournament=match.round.tournament)
     for attempt in (
         lambda: result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann),

@@ -324,7 +324,7 @@ def club_match():
 
 def test_people_report_results_that_someone_else_confirms(club_match):
     match, (ann, bea) = club_match
-    submission, created = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+    submission, created, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
     assert created and submission.version == 1
     with pytest.raises(ServiceError, match="someone other than its author"):
         result_confirm(submission=submission, user=ann)
@@ -336,23 +336,23 @@ def test_people_report_results_that_someone_else_confirms(club_match):
 
 def test_a_duplicate_report_is_answered_with_the_original(club_match):
     match, (ann, bea) = club_match
-    first, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
-    again, created = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=bea)
+    first, _, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+    again, created, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=bea)
     assert (again.pk, created) == (first.pk, False)
     result_confirm(submission=first, user=bea)
-    after, created = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=bea)
+    after, created, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=bea)
     assert (after.pk, created) == (first.pk, False)
     assert ResultSubmission.objects.count() == 1
 
 
 def test_a_conflicting_report_is_refused_with_the_reason(club_match):
     match, (ann, bea) = club_match
-    first, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
+    first, _, _ = result_submit(match=match, scores=[10, 5, -5, -10], places=[1, 2, 3, 4], user=ann)
     with pytest.raises(ServiceError, match="awaits confirmation") as err:
         result_submit(match=match, scores=[-10, 5, -5, 10], places=[4, 2, 3, 1], user=bea)
     assert err.value.code == "conflict"
     result_reject(submission=first, reason="wrong table", user=bea)
-    second, created = result_submit(match=match, scores=[-10, 5, -5, 10], places=[4, 2, 3, 1], user=bea)
+    second, created, _ = result_submit(match=match, scores=[-10, 5, -5, 10], places=[4, 2, 3, 1], user=bea)
     assert created and second.version == 2
     result_confirm(submission=second, user=ann)
     with pytest.raises(ServiceError, match="already has a recorded result"):

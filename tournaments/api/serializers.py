@@ -110,8 +110,8 @@ class TournamentSerializer(serializers.ModelSerializer):
         fields = [
             "id", "name", "slug", "game", "options", "format", "format_config", "table_size", "duplicate",
             "points_by_place", "tiebreaks", "seed", "seed_chosen", "ladder", "starts_at", "round_interval",
-            "open_entry", "several_seats", "online", "move_seconds", "bank_seconds", "timeout_bot", "status", "owner",
-            "organisers",
+            "open_entry", "several_seats", "online", "move_seconds", "bank_seconds", "timeout_bot", "confirmation",
+            "status", "owner", "organisers",
             "entrants", "created_at", "finished_at",
         ]
         read_only_fields = ["id", "seed_chosen", "status", "entrants", "created_at", "finished_at"]

@@ -555,16 +555,19 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
                               description="the same result was reported already: the original submission")})
     @submissions.mapping.post
     def submit(self, request, pk=None):
-        """Report a result: an organiser, or the owner of a seated player."""
+        """Report a result: an organiser, or the owner of a seated player. It counts at once
+        (status ``confirmed``) or awaits confirmation (``pending``) as the tournament's
+        ``confirmation`` says (docs/tournaments.md, "Reported results")."""
         match = self.get_object()
         require(rules.reports_for(self.caller, match), "an organiser or a seated player's owner reports a result")
         data = self.valid(s.SubmissionSerializer)
-        submission, created = results.result_submit(
+        reported = results.result_submit(
             match=match, scores=data["scores"], places=data.get("places"),
-            user=request.user,
+            user=request.user, organiser=rules.organises(self.caller, match.round.tournament),
         )
-        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
-        return Response(s.SubmissionSerializer(submission).data, status=code)
+        dispatch.send_progress(reported.progress)
+        code = status.HTTP_201_CREATED if reported.created else status.HTTP_200_OK
+        return Response(s.SubmissionSerializer(reported.submission).data, status=code)
 
 
 def _visible_submissions(caller: rules.Caller):
@@ -597,8 +600,11 @@ class SubmissionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiVie
     @extend_schema(request=None, responses=s.SubmissionSerializer)
     @action(detail=True, methods=["post"])
     def confirm(self, request, pk=None):
+        """Confirm a reported result: who may is the tournament's ``confirmation`` (403 saying
+        why otherwise); it then counts."""
         submission = self._decided_by_someone_seated()
-        _, progress = results.result_confirm(submission=submission, user=request.user)
+        _, progress = results.result_confirm(submission=submission, user=request.user,
+                                             organiser=rules.organises(self.caller, submission.match.round.tournament))
         dispatch.send_progress(progress)
         return Response(s.SubmissionSerializer(ResultSubmission.objects.get(pk=submission.pk)).data)
 

@@ -111,9 +111,13 @@ def _check_scoring(points_by_place: Any, tiebreaks: Any, table_size: int) -> tup
 
 def _check_settings(*, game, table_size, options, format, format_config, duplicate, points_by_place, tiebreaks,
                     seed, ladder, starts_at, round_interval, online, move_seconds, bank_seconds,
-                    timeout_bot, several_seats=False) -> tuple[dict, list, list]:
+                    timeout_bot, several_seats=False, confirmation=Tournament.Confirmation.OTHER
+                    ) -> tuple[dict, list, list]:
     """Every rule a tournament's settings follow, at creation and at each change before the
     start. Returns the game's options resolved, the points by place and the tie-breaks."""
+    if confirmation not in Tournament.Confirmation.values:  # who confirms reported results: services.results
+        raise ServiceError(f"confirmation must be one of {', '.join(Tournament.Confirmation.values)}, "
+                           f"not {confirmation!r}", "confirmation")
     resolved = check_game(game, table_size, options or {})
     points_by_place, tiebreaks = _check_scoring(points_by_place, tiebreaks, table_size)
     check_format(format, format_config or {}, table_size, duplicate, points_by_place)
@@ -175,18 +179,19 @@ def tournament_create(
     move_seconds: int | None = None,
     bank_seconds: int | None = None,
     timeout_bot: str = "",
+    confirmation: str = Tournament.Confirmation.OTHER,
     owner=None,
     actor=None,
 ) -> Tournament:
     """A new tournament, open for registration, run by ``owner``. Every rule and format choice
     is checked now, so a tournament that starts can always be played. Without a ``seed`` one
     is drawn that nobody knows; with one, ``seed_chosen`` says so (its chooser knows every
-    deal)."""
+    deal). ``confirmation``: who must confirm the results people report (services.results)."""
     resolved, points_by_place, tiebreaks = _check_settings(
         game=game, table_size=table_size, options=options, format=format, format_config=format_config,
         duplicate=duplicate, points_by_place=points_by_place, tiebreaks=tiebreaks, seed=seed, ladder=ladder,
         starts_at=starts_at, round_interval=round_interval, online=online, move_seconds=move_seconds,
-        bank_seconds=bank_seconds, timeout_bot=timeout_bot, several_seats=several_seats)
+        bank_seconds=bank_seconds, timeout_bot=timeout_bot, several_seats=several_seats, confirmation=confirmation)
     if Tournament.objects.filter(slug=slug).exists():
         raise ServiceError(f"a tournament with slug {slug!r} already exists", "slug", code="unique")
     seed_chosen = seed is not None
@@ -217,6 +222,7 @@ def tournament_create(
         move_seconds=move_seconds,
         bank_seconds=bank_seconds,
         timeout_bot=timeout_bot,
+        confirmation=confirmation,
         owner=owner,
     )
     AuditEvent.objects.create(tournament=tournament, actor=actor, action="created", detail={"format": format})
@@ -449,7 +455,7 @@ def tournament_start(*, tournament: Tournament, actor=None) -> tuple[Tournament,
 # What a change before the start may set: every setting given at creation.
 EDITABLE = ("name", "slug", "game", "table_size", "format", "options", "format_config", "duplicate",
             "points_by_place", "tiebreaks", "seed", "ladder", "starts_at", "round_interval", "open_entry",
-            "several_seats", "online", "move_seconds", "bank_seconds", "timeout_bot")
+            "several_seats", "online", "move_seconds", "bank_seconds", "timeout_bot", "confirmation")
 
 
 @transaction.atomic

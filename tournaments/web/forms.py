@@ -292,6 +292,19 @@ def _points(text: str) -> list[int | float]:
     return numbers
 
 
+# Who confirms a reported result (Tournament.Confirmation), in words: the form's choices, and
+# the organiser's page of a tournament.
+CONFIRMATIONS = {
+    Tournament.Confirmation.OTHER: _("An organiser's report counts at once; a player's once an organiser, or "
+                                     "someone else seated at the table, confirms it"),
+    Tournament.Confirmation.ORGANISER: _("An organiser's report counts at once; a player's once an organiser "
+                                         "confirms it"),
+    Tournament.Confirmation.STRICT: _("Every report waits for someone other than its author to confirm it, an "
+                                      "organiser's too"),
+    Tournament.Confirmation.NONE: _("Every report counts at once, whoever makes it"),
+}
+
+
 class TournamentForm(ServiceForm):
     """Every setting a tournament is made with (services.tournaments.tournament_create), or
     changed with before it starts (tournament_update: ``instance`` then holds the tournament,
@@ -315,6 +328,14 @@ class TournamentForm(ServiceForm):
         label=_("Where it is played"), widget=forms.RadioSelect, initial="room",
         choices=[("room", _("In the room: people play at real tables, and their results are reported here")),
                  ("online", _("Online: people and remote bots play their moves through the API"))])
+    # Who must confirm a result reported from a real table (services.results): in the room only;
+    # an online tournament's results come from the play (its stored rule is kept).
+    confirmation = forms.ChoiceField(
+        label=_("Who confirms a reported result"), widget=forms.RadioSelect, required=False,
+        initial=Tournament.Confirmation.OTHER,
+        help_text=_("A result counts in the standings once it is confirmed; until then it may be rejected, with "
+                    "a reason, and reported again."),
+        choices=list(CONFIRMATIONS.items()))
     move_seconds = forms.IntegerField(label=_("Seconds for each move"), required=False, min_value=1,
                                       help_text=_("Online only; empty: no limit."))
     bank_seconds = forms.IntegerField(label=_("Reserve of seconds for the whole match"), required=False,
@@ -389,7 +410,7 @@ class TournamentForm(ServiceForm):
             "where": "online" if tournament.online else "room",
             "move_seconds": tournament.move_seconds, "bank_seconds": tournament.bank_seconds,
             "timeout_bot": tournament.timeout_bot, "open_entry": tournament.open_entry,
-            "several_seats": tournament.several_seats,
+            "several_seats": tournament.several_seats, "confirmation": tournament.confirmation,
             "starts_at": tournament.starts_at, "ladder": tournament.ladder_id,
             "round_interval": (int(tournament.round_interval.total_seconds() // 60)
                                if tournament.round_interval is not None else None),
@@ -504,6 +525,9 @@ class TournamentForm(ServiceForm):
             "move_seconds": data["move_seconds"] if online else None,
             "bank_seconds": data["bank_seconds"] if online else None,
             "timeout_bot": data["timeout_bot"] if online else "",
+            # Not sent (online: the field is hidden): the rule stays as it is.
+            "confirmation": data["confirmation"] or (self.instance.confirmation if self.instance is not None
+                                                     else Tournament.Confirmation.OTHER),
         }
         if data.get("seed") is not None:
             settings["seed"] = data["seed"]

@@ -422,6 +422,7 @@ def _tournament_page(request, tournament: Tournament, *, status: int = 200, prob
         "options": sorted(tournament.options.items()),
         "format_config": sorted(tournament.format_config.items()),
         "tiebreaks": [terms.TIEBREAK_NAMES.get(t, t) for t in tournament.tiebreaks],
+        "confirmation": forms.CONFIRMATIONS.get(tournament.confirmation, tournament.confirmation),
         "problems": problems,
     }, status=status)
 
@@ -583,6 +584,7 @@ class TableLine:
     reported: bool
     public: bool
     pending: ResultSubmission | None
+    may_confirm: bool
     rejected: ResultSubmission | None
     form: forms.ResultForm | None
     reject_form: forms.RejectForm | None
@@ -596,8 +598,9 @@ def round_results(request, pk: int, number: int):
     """A round's tables, for reporting and confirming the results of tables played in the
     room: each table with its seats, and a form for each seat's score (and place) where no
     result is recorded or awaiting confirmation; a result awaiting confirmation with its
-    confirm and reject buttons (for anyone but its author). For the tournament's organisers
-    and the owners of players seated in the round (who see their own tables' forms)."""
+    confirm button (for whom the tournament's ``confirmation`` lets confirm it) and its reject
+    form. For the tournament's organisers and the owners of players seated in the round (who
+    see their own tables' forms)."""
     return _round_page(request, pk, number)
 
 
@@ -629,6 +632,8 @@ def _round_page(request, pk: int, number: int, *, match: int | None = None, form
         lines.append(TableLine(
             match=table, may_report=may, reported=reported, public=selectors.outcome_public(table),
             pending=pending, rejected=mine.get(ResultSubmission.Status.REJECTED),
+            may_confirm=pending is not None and may and results.confirm_refusal(
+                tournament, pending, request.user, organiser=organiser) is None,
             form=(form if table.pk == match and form is not None else forms.ResultForm(match=table))
             if open_ and pending is None else None,
             reject_form=(reject_form if table.pk == match and reject_form is not None
@@ -648,27 +653,58 @@ def _back_to(match: Match) -> str:
     return reverse("web:organise-round", args=[match.round.tournament_id, match.round.number]) + f"#table-{match.table}"
 
 
+def _counted(request, match: Match, progress, said: str) -> HttpResponse:
+    """After a table's result counted (``said``: the message saying so): its round's bot
+    tables, and the next round's, sent as the API sends them; then, for an organiser, the next
+    round's results page when the result closed its round and made the next; the standings
+    when it finished the tournament; else back to the table."""
+    dispatch.send_progress(progress)
+    messages.success(request, said % {"n": match.table})
+    tournament = match.round.tournament
+    if any(t.pk == tournament.pk for t in progress.finished):
+        messages.info(request, gettext("%(name)s is over: here are its final standings.") % {"name": tournament})
+        return redirect(reverse("web:tournament", args=[tournament.pk]) + "#standings-heading")
+    made = sorted(r.number for r in progress.made if r.tournament_id == tournament.pk)
+    if made and permissions.organises(caller(request), tournament):
+        messages.info(request, gettext("Round %(n)s is over: here are the tables of round %(next)s.")
+                      % {"n": match.round.number, "next": made[0]})
+        return redirect("web:organise-round", tournament.pk, made[0])
+    return redirect(_back_to(match))
+
+
 @signed_in
 @require_POST
 def result_report(request, match: int):
-    """Report a table's result (an organiser, or the owner of a player seated there): it
-    awaits someone else's confirmation (services.results.result_submit)."""
+    """Report a table's result (an organiser, or the owner of a player seated there): it counts
+    at once, or awaits confirmation, as the tournament's ``confirmation`` says
+    (services.results.result_submit)."""
     match = get_object_or_404(Match.objects.select_related("round__tournament"), pk=match)
-    require(permissions.reports_for(caller(request), match),
+    who = caller(request)
+    require(permissions.reports_for(who, match),
             gettext("An organiser, or the owner of a player seated at the table, reports its result."))
     form = forms.ResultForm(request.POST, match=match)
     status = 400
     if form.passes():
         scores, places = form.result()
+        tournament = match.round.tournament
         try:
-            _, created = results.result_submit(match=match, scores=scores, places=places, user=request.user)
+            reported = results.result_submit(match=match, scores=scores, places=places, user=request.user,
+                                             organiser=permissions.organises(who, tournament))
         except ServiceError as exc:
             form.refuse(exc)
             status = status_of(exc)
         else:
-            messages.success(request, (gettext("Table %(n)s: the result is reported; someone else confirms it.")
-                                       if created else gettext("Table %(n)s: this result was reported already."))
-                             % {"n": match.table})
+            if reported.submission.status == ResultSubmission.Status.CONFIRMED:
+                return _counted(request, match, reported.progress,
+                                gettext("Table %(n)s: the result is reported and counts in the standings.")
+                                if reported.created else gettext("Table %(n)s: this result counts in the standings."))
+            if not reported.created:
+                said = gettext("Table %(n)s: this result was reported already.")
+            elif tournament.confirmation == Tournament.Confirmation.ORGANISER:
+                said = gettext("Table %(n)s: the result is reported; an organiser confirms it.")
+            else:
+                said = gettext("Table %(n)s: the result is reported; someone else confirms it.")
+            messages.success(request, said % {"n": match.table})
             return redirect(_back_to(match))
     return _round_page(request, match.round.tournament_id, match.round.number, match=match.pk, form=form,
                        status=status)
@@ -684,20 +720,20 @@ def _submission(request, pk: int) -> ResultSubmission:
 @signed_in
 @require_POST
 def result_confirm(request, submission: int):
-    """Confirm a reported result (someone other than its author): it becomes the table's
-    result, the standings count it, and a round it closes makes the next one
-    (services.results.result_confirm), whose bot tables are sent as the API sends them."""
+    """Confirm a reported result (whom the tournament's ``confirmation`` lets confirm it): it
+    becomes the table's result, the standings count it, and a round it closes makes the next
+    one (services.results.result_confirm), whose bot tables are sent as the API sends them."""
     submission = _submission(request, submission)
     match = submission.match
     try:
-        _, progress = results.result_confirm(submission=submission, user=request.user)
+        _, progress = results.result_confirm(
+            submission=submission, user=request.user,
+            organiser=permissions.organises(caller(request), match.round.tournament))
     except ServiceError as exc:
         return _round_page(request, match.round.tournament_id, match.round.number, match=match.pk,
                            problem=exc.message, status=status_of(exc))
-    dispatch.send_progress(progress)
-    messages.success(request, gettext("Table %(n)s: the result is confirmed and counts in the standings.")
-                     % {"n": match.table})
-    return redirect(_back_to(match))
+    return _counted(request, match, progress, gettext("Table %(n)s: the result is confirmed and counts in the "
+                                                      "standings."))
 
 
 @signed_in

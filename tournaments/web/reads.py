@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from tournaments import ratings, selectors
@@ -199,8 +199,15 @@ def live_tournaments(limit: int = 10) -> list[Tournament]:
 
 
 def upcoming_tournaments(limit: int = 10) -> list[Tournament]:
-    """Registration open (or still a draft): the soonest to start first, then the newest."""
-    upcoming = tournaments_listed().filter(status__in=[Tournament.Status.REGISTRATION, Tournament.Status.DRAFT])
+    """Registration open (or still a draft), of those that are events yet: a table's worth of
+    active entrants (it could start now), or open entry (it invites players' owners to enter).
+    Any account makes tournaments, and one being set up, or a try-out nobody entered, is
+    nothing to announce on the front page (the list of every tournament shows it). The soonest
+    to start first, then the newest."""
+    upcoming = (tournaments_listed().filter(status__in=[Tournament.Status.REGISTRATION, Tournament.Status.DRAFT])
+                .annotate(active=Count("entries", filter=Q(entries__withdrawn_at__isnull=True,
+                                                           entries__disqualified="")))
+                .filter(Q(open_entry=True) | Q(active__gte=F("table_size"))))
     return list(upcoming.order_by("starts_at", "-created_at", "-pk")[:limit])
 
 

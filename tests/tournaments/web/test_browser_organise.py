@@ -1,8 +1,10 @@
 """An organiser's evening in a real browser (Debian's Chromium driven by Playwright, against
-the live server): she signs in through the sign-in page, makes a Sette e mezzo round robin
-played in the room, enters four people, names a co-organiser, starts it and reports table 1's
-result; the co-organiser, signed in on a phone, confirms it; and the standings count it. Then
-every organiser's screen, on a 360 px phone, fits the screen.
+the live server): alone, she makes a Swiss of eight people played in the room, enters them,
+starts it, reports every table of its two rounds, each counting at once, and reads the final
+standings. With a co-organiser, on a round robin where every report waits for someone else
+(``strict``), she reports table 1's result; the co-organiser, signed in on a phone, confirms
+it; and the standings count it. Then every organiser's screen, on a 360 px phone, fits the
+screen.
 
 Skipped, or under CI=true failed, where no browser can be launched (test_browser.py)."""
 
@@ -45,22 +47,108 @@ def sign_in(page, base: str, username: str, then: str = "") -> None:
     assert page.locator("header .account button").is_visible()  # sign out
 
 
+def new_tournament_form(page, base: str, username: str) -> None:
+    """Signed in, through "Organise" to the form of a new tournament."""
+    sign_in(page, base, username)
+    page.get_by_role("link", name="Organise").click()
+    page.get_by_role("link", name="New tournament").click()
+
+
+def fill_room_tournament(page, name: str, format_name: str, hands: str) -> None:
+    """The new tournament's form: Sette e mezzo at tables of four, ``hands`` a match, played in
+    the room."""
+    page.get_by_label("Name", exact=True).fill(name)
+    page.get_by_label("Game", exact=True).select_option("sette_e_mezzo")
+    page.get_by_label("Players at a table", exact=True).fill("4")
+    page.locator("#id_option_sette_e_mezzo_hands").fill(hands)
+    page.get_by_label("Format", exact=True).select_option(format_name)
+    page.get_by_label("In the room").check()
+
+
+def enter_people(page, people: list[tuple[str, str]]) -> None:
+    """Enter each (name shown, handle) as a new person on the tournament's organiser page."""
+    for shown, handle in people:
+        page.get_by_label("Name shown").fill(shown)
+        page.get_by_label("Handle").first.fill(handle)
+        page.get_by_role("button", name="Enter the person").click()
+        page.get_by_text(f"{shown} is entered.").wait_for()
+    assert page.locator("#entrants ~ .scroll tbody tr").count() == len(people)
+
+
+@pytest.fixture
+def olga_alone(chromium_at_hand, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    return account_create(username="olga", password=PASSWORD)
+
+
+EIGHT = [(f"Giocatore {name}", f"giocatore-{name.lower()}")
+         for name in ("Alba", "Bruno", "Carla", "Dino", "Elsa", "Fabio", "Gina", "Ivo")]
+
+
+def report_tables(page, tables: int, scores: list[int]) -> None:
+    """Report tables 1 to ``tables`` of the round on the page, each counting at once; the last
+    one takes the page on (to the next round, or the standings)."""
+    for n in range(1, tables + 1):
+        card = page.locator(f"#table-{n}")
+        for seat, score in enumerate(scores):
+            card.locator(f"input[name$='score_{seat}']").fill(str(score))
+        card.get_by_role("button", name=f"Report table {n}'s result").click()
+        page.get_by_text(f"Table {n}: the result is reported and counts in the standings.").wait_for()
+
+
+def test_one_organiser_alone_runs_a_room_tournament_of_eight_through_two_rounds(live_server, olga_alone, chromium,
+                                                                                  tmp_path):
+    base = live_server.url
+    context = chromium.new_context(viewport=DESKTOP, locale="en-GB")
+    page = context.new_page()
+    new_tournament_form(page, base, "olga")
+    fill_room_tournament(page, "Sole night", "swiss", hands="2")
+    page.locator("#id_setting_swiss_rounds").fill("2")
+    default = page.get_by_label("An organiser's report counts at once; a player's once an organiser, or someone "
+                                "else seated at the table, confirms it")
+    assert default.is_visible() and default.is_checked()  # the default: nobody else is needed
+    page.get_by_role("button", name="Make the tournament").click()
+    page.wait_for_url("**/organise/*/")
+    tournament = re.search(r"/organise/(\d+)/", page.url)[1]
+
+    enter_people(page, EIGHT)
+    page.get_by_role("button", name="Start the tournament").click()
+    page.get_by_text("Sole night has started").wait_for()
+
+    page.get_by_role("link", name="Round 1: results").click()
+    assert page.locator("li.table-card").count() == 2
+    report_tables(page, 2, [7, 1, -3, -5])
+    page.get_by_text("Round 1 is over: here are the tables of round 2.").wait_for()
+    assert f"/organise/{tournament}/rounds/2/" in page.url
+    assert page.locator("li.table-card").count() == 2
+    report_tables(page, 2, [-5, 7, 1, -3])
+    page.get_by_text("Sole night is over: here are its final standings.").wait_for()
+    assert page.url.endswith(f"/tournaments/{tournament}/#standings-heading")
+
+    standings = page.locator("table.standings tbody tr")
+    assert standings.count() == 8
+    assert {standings.nth(i).locator("td.num").nth(1).inner_text() for i in range(8)} == {"2"}  # played: 2 each
+    shown = sorted(standings.nth(i).locator("td").nth(1).inner_text() for i in range(8))
+    assert shown == sorted(name for name, _ in EIGHT)
+    page.screenshot(path=str(tmp_path / "final-standings.png"), full_page=True)
+    assert (tmp_path / "final-standings.png").stat().st_size > 0
+    context.close()
+
+
 def test_an_organiser_runs_a_room_tournament_and_a_co_organiser_confirms_its_result(live_server, accounts, chromium):
     base = live_server.url
     olga_context = chromium.new_context(viewport=DESKTOP, locale="en-GB")
     page = olga_context.new_page()
-    sign_in(page, base, "olga")
-    page.get_by_role("link", name="Organise").click()
-    page.get_by_role("link", name="New tournament").click()
+    new_tournament_form(page, base, "olga")
 
+    fill_room_tournament(page, "Room night", "round_robin", hands="0")  # refused: at least 1
     # The form shows the chosen game's options and format's settings only (organise.js).
-    page.get_by_label("Name", exact=True).fill("Room night")
-    page.get_by_label("Game", exact=True).select_option("sette_e_mezzo")
     assert page.locator("[data-game=stoppa]").is_hidden() and page.locator("[data-game=sette_e_mezzo]").is_visible()
-    page.get_by_label("Players at a table", exact=True).fill("4")
-    page.locator("#id_option_sette_e_mezzo_hands").fill("0")  # refused: at least 1
-    page.get_by_label("Format", exact=True).select_option("round_robin")
+    assert page.locator("[data-room]").is_visible()
+    page.get_by_label("Online: people and remote bots play their moves through the API").check()
+    assert page.locator("[data-room]").is_hidden()  # who confirms reported results: the room's setting
     page.get_by_label("In the room").check()
+    page.get_by_label("Every report waits for someone other than its author to confirm it, an organiser's too").check()
     page.get_by_role("button", name="Make the tournament").click()
     summary = page.locator("[data-error-summary]")
     assert "hands" in summary.inner_text()
@@ -71,12 +159,7 @@ def test_an_organiser_runs_a_room_tournament_and_a_co_organiser_confirms_its_res
     assert page.get_by_text("Room night is made").is_visible()
     tournament = re.search(r"/organise/(\d+)/", page.url)[1]
 
-    for shown, handle in PEOPLE:
-        page.get_by_label("Name shown").fill(shown)
-        page.get_by_label("Handle").first.fill(handle)
-        page.get_by_role("button", name="Enter the person").click()
-        page.get_by_text(f"{shown} is entered.").wait_for()
-    assert page.locator("#entrants ~ .scroll tbody tr").count() == 4
+    enter_people(page, PEOPLE)
     page.get_by_label("Their username").fill("carla")
     page.get_by_role("button", name="Add a co-organiser").click()
     page.get_by_text("carla now organises Room night too.").wait_for()

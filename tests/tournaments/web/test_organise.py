@@ -59,9 +59,11 @@ def carla(db):
 @pytest.fixture
 def club(olga, carla) -> Tournament:
     """A Sette e mezzo round robin at a table of four, played in the room, open for
-    registration: four people olga registered."""
+    registration: four people olga registered. Its two organisers confirm each other's
+    reports (``strict``: an organiser's report too waits for someone else)."""
     tournament = tournament_create(name="Club night", slug="club-night", game="sette_e_mezzo", table_size=4,
-                                   format="round_robin", options={"hands": 2}, owner=olga, actor=olga)
+                                   format="round_robin", options={"hands": 2}, confirmation="strict", owner=olga,
+                                   actor=olga)
     tournament.organisers.add(carla)
     for name in ("anna", "bruno", "chiara", "dario"):
         entry_add(tournament=tournament, player=player_create(name=name, kind="person", owner=olga))
@@ -475,6 +477,78 @@ def test_the_owner_of_a_seated_player_reports_their_own_table(olga):
     assert f'action="/organise/tables/{match.pk}/report/"' in body(client.get(f"/organise/{tournament.pk}/rounds/1/"))
     assert client.post(f"/organise/tables/{match.pk}/report/", scores_form(match, [0, 0, 0, 0])).status_code == 302
     assert as_user(olga).post(f"/organise/results/{ResultSubmission.objects.get().pk}/confirm/").status_code == 302
+
+
+def test_a_sole_organisers_reports_count_at_once_round_after_round_to_the_final_standings(olga):
+    """The default (``other``): olga runs a Swiss of eight people alone; each table she reports
+    counts at once; the round's last table takes her to the next round's tables, the
+    tournament's last to its final standings."""
+    tournament = tournament_create(name="Alone", slug="alone", game="sette_e_mezzo", table_size=4, format="swiss",
+                                   format_config={"rounds": 2}, options={"hands": 2}, owner=olga)
+    for i in range(8):
+        entry_add(tournament=tournament, player=player_create(name=f"guest-{i}", kind="person", owner=olga))
+    tournament_start(tournament=tournament, actor=olga)
+    client = as_user(olga)
+    assert "an organiser's report counts in the standings at once" in text(
+        body(client.get(f"/organise/{tournament.pk}/rounds/1/")))
+    ends = []
+    for number in (1, 2):
+        for match in Match.objects.filter(round__tournament=tournament, round__number=number).order_by("table"):
+            answer = client.post(f"/organise/tables/{match.pk}/report/", scores_form(match, [6, -1, -2, -3]))
+            assert answer.status_code == 302
+            ends.append(answer["Location"])
+            assert Match.objects.get(pk=match.pk).status == "finished"
+    assert ends == [f"/organise/{tournament.pk}/rounds/1/#table-1", f"/organise/{tournament.pk}/rounds/2/",
+                    f"/organise/{tournament.pk}/rounds/2/#table-1", f"/tournaments/{tournament.pk}/#standings-heading"]
+    assert set(ResultSubmission.objects.values_list("status", "submitted_by", "confirmed_by")) == {
+        ("confirmed", olga.pk, olga.pk)}
+    page = text(body(client.get(ends[-1])))
+    assert "Alone is over: here are its final standings." in page
+    assert Tournament.objects.get(pk=tournament.pk).status == "finished"
+    assert all(line.played == 2 for line in selectors.tournament_standings(Tournament.objects.get(pk=tournament.pk)))
+
+
+def test_under_the_organiser_rule_only_an_organiser_sees_the_confirm_button(olga):
+    pia, ugo = account("pia"), account("ugo")
+    tournament = tournament_create(name="Vetted", slug="vetted", game="sette_e_mezzo", table_size=4,
+                                   format="round_robin", open_entry=True, confirmation="organiser", owner=olga)
+    for name, owner in (("anna", olga), ("bruno", olga), ("pia", pia), ("ugo", ugo)):
+        entry_add(tournament=tournament, player=player_create(name=name, kind="person", owner=owner))
+    tournament_start(tournament=tournament, actor=olga)
+    match = table_one(tournament)
+    answer = as_user(pia).post(f"/organise/tables/{match.pk}/report/", scores_form(match, [6, -1, -2, -3]))
+    assert answer.status_code == 302
+    submission = ResultSubmission.objects.get()
+    assert submission.status == "pending"
+    for user in (pia, ugo):  # its author, and another player seated there
+        page = text(body(as_user(user).get(f"/organise/{tournament.pk}/rounds/1/")))
+        assert "waiting for an organiser to confirm it" in page and "An organiser confirms it." in page
+        assert "Confirm table 1" not in page and "Reject the result" in page
+        refused = as_user(user).post(f"/organise/results/{submission.pk}/confirm/")
+        assert refused.status_code == 403 and "confirmed by an organiser" in text(refused.content.decode())
+    assert Match.objects.get(pk=match.pk).status == "pending"
+    assert "Confirm table 1" in text(body(as_user(olga).get(f"/organise/{tournament.pk}/rounds/1/")))
+    assert as_user(olga).post(f"/organise/results/{submission.pk}/confirm/").status_code == 302
+    assert Match.objects.get(pk=match.pk).status == "finished"
+
+
+def test_who_confirms_is_chosen_on_the_form_and_shown_on_the_organisers_page(olga):
+    client = as_user(olga)
+    page = body(client.get("/organise/new/"))
+    assert re.search(r'<input type="radio" name="confirmation" value="other"[^>]*checked', page)  # the default
+    answer = client.post("/organise/new/", form(confirmation="strict"))
+    tournament = Tournament.objects.get()
+    assert answer.status_code == 302 and tournament.confirmation == "strict"
+    assert "Every report waits for someone other than its author to confirm it, an organiser's too" in text(
+        body(client.get(f"/organise/{tournament.pk}/")))
+    assert client.post(f"/organise/{tournament.pk}/edit/", form(confirmation="none")).status_code == 302
+    assert Tournament.objects.get().confirmation == "none"
+    refused = client.post(f"/organise/{tournament.pk}/edit/", form(confirmation="everyone"))
+    assert refused.status_code == 400 and "Select a valid choice" in text(refused.content.decode())
+    assert Tournament.objects.get().confirmation == "none"
+    # Online, the field is hidden and not sent: the rule stays as it was.
+    assert client.post(f"/organise/{tournament.pk}/edit/", form(where="online")).status_code == 302
+    assert Tournament.objects.get().confirmation == "none"
 
 
 # --- who may not -----------------------------------------------------------------------------------------

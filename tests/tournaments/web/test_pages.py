@@ -10,6 +10,7 @@ import pytest
 from tournaments import selectors
 from tournaments.models import Match, RatingLadder, Round, Tournament
 from tournaments.services.ladders import ladder_create
+from tournaments.services.tournaments import entry_withdraw
 from tournaments.web import brackets
 
 from ..helpers import bot_players, make_tournament
@@ -26,6 +27,23 @@ def test_the_home_page_shows_live_upcoming_and_recently_finished_tournaments(cli
     assert ids(section(page, "live"), "tournaments") == [running.pk]
     assert ids(section(page, "upcoming"), "tournaments") == [upcoming.pk]
     assert ids(section(page, "finished"), "tournaments") == [swiss.pk]
+
+
+def test_the_home_page_announces_a_tournament_once_it_could_start_or_invites_entries(client, db):
+    """Any account makes tournaments: an empty try-out (a new account's "Test"), or one short
+    of a table, is not on the front page; one with a table's worth of active entrants, or with
+    open entry, is. The list of every tournament open for registration shows them all."""
+    empty = make_tournament([], slug="test", ladder_slug=None)
+    short = make_tournament(bot_players(3, prefix="short"), slug="short", ladder_slug=None)
+    withdrawn = make_tournament(bot_players(4, prefix="gone"), slug="one-gone", ladder_slug=None)
+    entry_withdraw(entry=withdrawn.entries.first())
+    full = make_tournament(bot_players(4, prefix="full"), slug="full", ladder_slug=None)
+    inviting = make_tournament([], slug="open-call", ladder_slug=None, open_entry=True)
+    page = body(client.get("/"))
+    assert sorted(ids(section(page, "upcoming"), "tournaments")) == sorted([full.pk, inviting.pk])
+    assert 'href="/tournaments/?status=registration"' in section(page, "upcoming")
+    listed = ids(body(client.get("/tournaments/?status=registration")), "tournaments")
+    assert sorted(listed) == sorted(t.pk for t in (empty, short, withdrawn, full, inviting))
 
 
 def test_the_home_page_shows_the_top_five_of_each_games_ladder_in_rank_order(client, swiss, knockout):

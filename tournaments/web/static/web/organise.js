@@ -9,8 +9,9 @@
   }
 
   // A tournament's form lists the options of every game and the settings of every format;
-  // only the chosen game's and format's count, so only they are shown (and sent), and the
-  // online clock only for a tournament played online.
+  // only the chosen game's and format's count, so only they are shown (and sent), the online
+  // clock only for a tournament played online, and who confirms reported results only for one
+  // played in the room.
   var form = document.querySelector("[data-tournament-form]");
   if (!form) {
     return;
@@ -32,6 +33,9 @@
     });
     form.querySelectorAll("[data-online]").forEach(function (group) {
       show(group, chosen("where") === "online");
+    });
+    form.querySelectorAll("[data-room]").forEach(function (group) {
+      show(group, chosen("where") !== "online");
     });
   };
   form.addEventListener("change", function (event) {
