@@ -22,7 +22,7 @@ from tournaments.models import AuditEvent, Match, MatchAction, Tournament
 from tournaments.services import online
 
 from .helpers import bot_players, error, make_tournament
-from .test_online_clock import online_match, player_client, rewind, waiting
+from .test_online_clock import online_match, player_client, rewind, timed_out_once, waiting
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,8 +115,10 @@ def test_the_clock_sends_each_periodic_task_to_the_worker_thread_at_its_interval
     time.sleep(0.5)
     assert runs == []  # waiting behind the long task: each sent once, not once per interval
     release.set()
+    released = time.monotonic()
     time.sleep(1.0)
     embedded.stop_clock()
+    elapsed = time.monotonic() - released
     assert embedded.drain(timeout=10)
     stopped = len(runs)
     time.sleep(0.3)
@@ -127,8 +129,9 @@ def test_the_clock_sends_each_periodic_task_to_the_worker_thread_at_its_interval
     often = [at for name, _, at, _ in runs if name == "often"]
     seldom = [at for name, _, at, _ in runs if name == "seldom"]
     assert often[0] - started >= 0.5 and seldom[0] - started >= 0.5  # one each after the long task
-    assert 5 <= len(often) <= 13 and 2 <= len(seldom) <= 5  # then at their intervals for a second
-    assert all(later - earlier >= 0.05 for earlier, later in zip(often[1:], often[2:]))
+    # Then at their intervals for a second: each sent at most once an interval (a loaded machine
+    # may run fewer).
+    assert 3 <= len(often) <= elapsed / 0.1 + 2 and 2 <= len(seldom) <= elapsed / 0.35 + 2
 
 
 def test_a_web_process_starts_the_clock_only_where_the_embedded_worker_runs(settings, monkeypatch, web_process):
@@ -182,13 +185,7 @@ def test_on_the_embedded_defaults_the_timeout_is_applied_without_beat_and_the_la
     assert embedded.drain(timeout=60)
     assert deadline <= noted.at <= deadline + timedelta(seconds=2)
 
-    assert [e.detail for e in AuditEvent.objects.filter(match=match, action="move_timeout")] == [
-        {"seat": seat, "policy": timeout_bot or "forfeit"}]
-    if timeout_bot:
-        assert MatchAction.objects.filter(match=match, seq=before).values_list("seat", "by").get() == (
-            seat, online.BY_TIMEOUT)
-    else:
-        assert match.seats.get(position=seat).forfeit_reason == "timeout"
+    timed_out_once(match, seat, timeout_bot, before)
     # The move chosen in time arrives after the deadline: refused, and nothing more applied.
     answer = player_client(match, seat).post(f"/api/matches/{match.pk}/seats/{seat}/actions/",
                                              {"action": legal[0]}, format="json", HTTP_IDEMPOTENCY_KEY="late")

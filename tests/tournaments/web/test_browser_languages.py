@@ -6,25 +6,12 @@ the form was on (the form's own address answers only a POST)."""
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
-from tournaments.models import Match
-from tournaments.services.players import player_create
-from tournaments.services.tournaments import entry_add, tournament_create
-
-from ..helpers import bot_players, make_tournament, play_out
 from .test_browser import DESKTOP, chromium, chromium_at_hand  # noqa: F401 (fixtures)
+from .test_browser_play import finished  # noqa: F401 (a fixture: a finished match of three bots)
+from .test_languages import too_small
 
 pytestmark = [pytest.mark.django_db(transaction=True)]  # the live server's thread reads what the test wrote
-
-
-@pytest.fixture
-def finished(chromium_at_hand) -> Match:
-    tournament = make_tournament(bot_players(3, prefix="switched"), slug="switched", table_size=3,
-                                 format="round_robin", format_config={}, options={"hands": 1}, ladder_slug=None)
-    play_out(tournament)
-    return Match.objects.get(round__tournament=tournament)
 
 
 def test_the_replay_keeps_its_step_across_the_language_switch(live_server, finished, chromium):
@@ -46,12 +33,7 @@ def test_the_replay_keeps_its_step_across_the_language_switch(live_server, finis
 @pytest.fixture
 def small(chromium_at_hand):
     """olga's Stoppa round robin with one entrant (starting it is refused), and her session."""
-    olga = get_user_model().objects.create_user("olga")
-    tournament = tournament_create(name="Small", slug="small", game="stoppa", table_size=4, format="round_robin",
-                                   owner=olga)
-    entry_add(tournament=tournament, player=player_create(name="solo", kind="person", owner=olga))
-    client = Client()
-    client.force_login(olga)
+    client, tournament = too_small()
     return client.cookies["sessionid"].value, tournament
 
 

@@ -14,6 +14,7 @@ from django.test import Client
 from django.utils import translation
 
 from tournaments import selectors
+from tournaments.models import Tournament
 from tournaments.services.players import player_create
 from tournaments.services.tournaments import entry_add, tournament_create
 from tournaments.web import terms
@@ -158,9 +159,8 @@ def switch_back_to(page: str) -> str:
     return html.unescape(re.search(r'name="next" value="([^"]*)"', form[:form.index("</form>")])[1])
 
 
-@pytest.fixture
-def small(db):
-    """olga's Stoppa round robin with one entrant: starting it is refused."""
+def too_small() -> tuple[Client, Tournament]:
+    """olga's Stoppa round robin with one entrant (starting it is refused), and her client."""
     olga = get_user_model().objects.create_user("olga")
     tournament = tournament_create(name="Small", slug="small", game="stoppa", table_size=4, format="round_robin",
                                    owner=olga)
@@ -168,6 +168,11 @@ def small(db):
     client = Client()
     client.force_login(olga)
     return client, tournament
+
+
+@pytest.fixture
+def small(db):
+    return too_small()
 
 
 def test_after_a_refused_form_sent_to_a_post_only_address_the_switch_comes_back_to_the_forms_page(small):

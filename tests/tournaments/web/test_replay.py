@@ -378,8 +378,9 @@ def test_each_steps_table_is_the_engines_state_after_its_action_and_a_hands_last
                 assert table == tables.layout(view, players), (seed, step.number, step.said)
                 assert table["facts"][0][1].startswith(f"{hand} of ")  # the hand that ended, not the next
                 last = log[later[0] - 1] if log[later[0] - 1]["type"] != "bank_transfer" else log[later[0] - 2]
-                scores = {"stoppa": lambda: last["scores"], "spacca_il_mazzo": lambda: last["scores"],
-                          "sette_e_mezzo": lambda: views[acted]["scores"]}[game]()  # no ante in Sette e mezzo
+                # Stoppa's hand_over and Spacca il mazzo's game_over say them; Sette e mezzo has no
+                # ante: the next hand starts with them
+                scores = views[acted]["scores"] if game == "sette_e_mezzo" else last["scores"]
                 assert [s["score"] for s in table["seats"]] == [tables.signed(n) for n in scores]
                 if game == "sette_e_mezzo":  # the settlement shows every hand
                     assert last["type"] == "settle"
