@@ -6,7 +6,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tournaments.settings")
 
 application = get_wsgi_application()
 
-# Without a broker, the tasks this process's requests send run in its background thread.
+# Without a broker, the tasks this process's requests send run in its background thread,
+# and the periodic work beat would send runs there too (tournaments/embedded.py).
 from tournaments import embedded  # noqa: E402 - after Django is set up
 
-embedded.web_process = True
+embedded.serve()

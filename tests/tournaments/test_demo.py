@@ -63,3 +63,41 @@ def test_the_demo_run_again_shows_the_same_tournament_and_rates_nothing_twice():
     assert RatingChange.objects.count() == ledger
     assert "is finished" in out.getvalue() and "Standings" in out.getvalue()
     assert "--seed 2 plays another" in out.getvalue()
+
+
+def bar_updates(monkeypatch) -> list[tuple[int, int]]:
+    """(completed, total) of the progress bar each time a command moves it."""
+    from rich.progress import Progress
+
+    seen: list[tuple[int, int]] = []
+    update = Progress.update
+
+    def noted(self, task_id, **fields):
+        update(self, task_id, **fields)
+        task = self._tasks[task_id]
+        if task.total is not None:
+            seen.append((int(task.completed), int(task.total)))
+
+    monkeypatch.setattr(Progress, "update", noted)
+    return seen
+
+
+@pytest.mark.django_db
+def test_the_demos_progress_counts_every_round_s_matches_and_ends_full(monkeypatch):
+    """Issue 28: the bar ended at "15/3" (its total was round 1's tables)."""
+    seen = bar_updates(monkeypatch)
+    out = StringIO()
+    call_command("demo", rounds=3, stdout=out)
+    assert "9/9" in out.getvalue() and "/3 " not in out.getvalue()
+    assert seen[0] == (0, 9)  # a Swiss's rounds are known ahead: 3 rounds of 3 tables
+    assert all(done <= total for done, total in seen) and seen[-1] == (9, 9)
+
+
+@pytest.mark.django_db
+def test_an_eliminations_progress_never_runs_past_its_total_and_ends_full(monkeypatch):
+    seen = bar_updates(monkeypatch)
+    out = StringIO()
+    call_command("run_tournament", "piazza", "--bots", "random:16", "--format", "single_elimination",
+                 "--table-size", "2", "--seed", "3", stdout=out)
+    assert all(done <= total for done, total in seen) and seen[-1] == (15, 15)  # 8 + 4 + 2 + 1 tables
+    assert "15/15" in out.getvalue()

@@ -114,6 +114,18 @@ def rewind(match, seconds: float) -> None:
     match.refresh_from_db()
 
 
+def timed_out_once(match, seat: int, timeout_bot: str, before: int) -> None:
+    """The seat's timeout policy was applied, once: the timeout bot played action ``before``
+    for it, or (no timeout bot) the seat is forfeited."""
+    assert [e.detail for e in AuditEvent.objects.filter(match=match, action="move_timeout")] == [
+        {"seat": seat, "policy": timeout_bot or "forfeit"}]
+    if timeout_bot:
+        assert MatchAction.objects.filter(match=match, seq=before).values_list("seat", "by").get() == (
+            seat, online.BY_TIMEOUT)
+    else:
+        assert match.seats.get(position=seat).forfeit_reason == "timeout"
+
+
 def test_a_move_over_its_time_spends_the_seats_bank_and_the_bank_moves_its_deadline():
     match = online_match(slug="banked", move_seconds=30, bank_seconds=60)
     seat = waiting(match)
@@ -230,13 +242,7 @@ def test_a_move_after_its_deadline_is_refused_naming_it_and_the_timeout_applies_
     assert answer.status_code == 409
     assert deadline.isoformat() in error(answer)["message"] and set(fields(answer)) == {"deadline_at"}
     assert not MatchAction.objects.filter(match=match, seat=seat, by=online.BY_SEAT).exists()
-    assert [e.detail for e in AuditEvent.objects.filter(match=match, action="move_timeout")] == [
-        {"seat": seat, "policy": timeout_bot or "forfeit"}]
-    if timeout_bot:
-        assert MatchAction.objects.filter(match=match, seq=before).values_list("seat", "by").get() == (
-            seat, online.BY_TIMEOUT)
-    else:
-        assert match.seats.get(position=seat).forfeit_reason == "timeout"
+    timed_out_once(match, seat, timeout_bot, before)
     # The clock check, when it comes, finds nothing more to apply.
     moved(online.deadlines_expire(now=deadline + timedelta(seconds=9)))
     assert AuditEvent.objects.filter(match=match, action="move_timeout").count() == 1

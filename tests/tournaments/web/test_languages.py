@@ -1,15 +1,24 @@
 """Italian and English: the pages follow the browser's Accept-Language, or the choice made with
-the language switch (a cookie); the games keep their own names in both; the API answers in
-English whatever the browser asks."""
+the language switch (a cookie), which comes back to a page a GET draws; the games keep their own
+names in both; the API answers in English whatever the browser asks."""
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.test import Client
 from django.utils import translation
 
 from tournaments import selectors
+from tournaments.models import Tournament
+from tournaments.services.players import player_create
+from tournaments.services.tournaments import entry_add, tournament_create
 from tournaments.web import terms
+from tournaments.web.templatetags.web import answers_get
 
 from ..helpers import bot_players, make_tournament, play_out
 from .pages import body, text
@@ -140,3 +149,72 @@ def test_a_brackets_standings_explain_it_in_italian(client, db):
     play_out(cup)
     italian = text(body(client.get(f"/tournaments/{cup.pk}/", **ITALIAN)))
     assert "nel tabellone: campione contro sconfitto in finale" in italian
+
+
+# --- where the switch comes back to --------------------------------------------------------------
+
+def switch_back_to(page: str) -> str:
+    """The address the page's language switch comes back to (its ``next``)."""
+    form = page[page.index('<form class="language"'):]
+    return html.unescape(re.search(r'name="next" value="([^"]*)"', form[:form.index("</form>")])[1])
+
+
+def too_small() -> tuple[Client, Tournament]:
+    """olga's Stoppa round robin with one entrant (starting it is refused), and her client."""
+    olga = get_user_model().objects.create_user("olga")
+    tournament = tournament_create(name="Small", slug="small", game="stoppa", table_size=4, format="round_robin",
+                                   owner=olga)
+    entry_add(tournament=tournament, player=player_create(name="solo", kind="person", owner=olga))
+    client = Client()
+    client.force_login(olga)
+    return client, tournament
+
+
+@pytest.fixture
+def small(db):
+    return too_small()
+
+
+def test_after_a_refused_form_sent_to_a_post_only_address_the_switch_comes_back_to_the_forms_page(small):
+    """Issue 28: the switch loaded the form's POST-only address, a blank 405."""
+    client, tournament = small
+    organise = f"/organise/{tournament.pk}/"
+    refused = client.post(f"/organise/{tournament.pk}/start/", HTTP_REFERER=f"http://testserver{organise}")
+    assert refused.status_code == 400
+    back = switch_back_to(refused.content.decode())
+    assert back == organise
+    answer = client.post("/i18n/setlang/", {"language": "it", "next": back})
+    assert answer.status_code == 302 and answer["Location"] == organise
+    assert "Avvia il torneo" in text(body(client.get(organise)))  # the page the form was on, in Italian
+
+
+def test_without_a_referer_or_sent_again_from_the_refusal_it_comes_back_to_the_nearest_page_above(small):
+    client, tournament = small
+    for referer in ({}, {"HTTP_REFERER": f"http://testserver/organise/{tournament.pk}/start/"},
+                    {"HTTP_REFERER": "https://elsewhere.example/organise/"}):
+        refused = client.post(f"/organise/{tournament.pk}/start/", **referer)
+        assert switch_back_to(refused.content.decode()) == f"/organise/{tournament.pk}/"
+    assert client.get(f"/organise/{tournament.pk}/start/").status_code == 405  # what it loaded before
+
+
+def test_a_refused_form_whose_address_also_draws_it_comes_back_to_that_address(db):
+    olga = get_user_model().objects.create_user("olga")
+    client = Client()
+    client.force_login(olga)
+    refused = client.post("/organise/new/", {"name": ""})
+    assert refused.status_code == 400 and switch_back_to(refused.content.decode()) == "/organise/new/"
+
+
+def test_a_page_asked_with_get_comes_back_to_itself_with_its_query(client, swiss):
+    page = body(client.get(f"/tournaments/{swiss.pk}/?page=1"))
+    assert switch_back_to(page) == f"/tournaments/{swiss.pk}/?page=1"
+
+
+def test_every_url_the_site_has_is_known_to_answer_get_or_not():
+    """tournaments.web's page_url tells a GET address from a POST-only one by the views' own
+    declarations (require_http_methods, a class-based view's methods)."""
+    assert answers_get("/") and answers_get("/organise/new/") and answers_get("/account/sign-in/")
+    assert answers_get("/matches/1/replay/") and answers_get("/organise/3/")
+    assert not answers_get("/organise/3/start/") and not answers_get("/organise/3/entries/person/")
+    assert not answers_get("/account/sign-out/") and not answers_get("/organise/tables/4/report/")
+    assert not answers_get("/no/such/page/")

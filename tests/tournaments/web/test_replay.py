@@ -123,20 +123,24 @@ def test_a_seats_point_of_view_shows_only_its_own_cards_until_the_hands_are_open
     for seat in range(players):
         data = page_data(body(client.get(f"/matches/{match.pk}/replay/?seat={seat}")))
         # Replayed here action by action: each step's table draws nothing but what the engine's
-        # view(seat) held after that step's action.
+        # view(seat) held after that step's action, or an event of the log showed the seat (a
+        # hand's end, drawn at its last steps, shows the hands its settlement made public: the
+        # engine's own filter of the log, read from its internals as below).
         state = engine.game(record["game"]).new_match(players=players, seed=record["seed"],
                                                       options=record["options"], deck=record["deck"])
         seen_after = [visible_to(state.view(seat))]
         for action in record["actions"]:
             state.apply(action)
             seen_after.append(visible_to(state.view(seat)))
-        allowed = set().union(*seen_after)
+        in_views = set().union(*seen_after)
+        allowed = in_views.union(*(visible_to(event if vis is None or seat in vis[0] else (vis[1] or {}))
+                                   for event, vis in zip(state.log, state._vis)))
         drawn = set().union(*(drawn_codes(table) for table in data["tables"]))
         assert drawn and drawn <= allowed, (seat, drawn - allowed)
 
     opened = page_data(body(client.get(f"/matches/{match.pk}/replay/?seat=0&open=1")))
     everything = set().union(*(drawn_codes(table) for table in opened["tables"]))
-    assert everything - allowed  # another seat's hidden cards, once the hands are open
+    assert everything - in_views  # another seat's hidden cards, while they were hidden, once the hands are open
 
 
 def test_a_seats_point_of_view_names_no_card_that_seat_did_not_see(client, swiss):
@@ -223,7 +227,7 @@ def test_the_match_page_links_to_the_replay(client, swiss):
 # --- every game, straight from the engine ----------------------------------------------------------
 
 GAMES = {"sette_e_mezzo": (4, {"hands": 3}), "stoppa": (4, {"hands": 2}), "piazza": (3, {}),
-         "spacca_il_mazzo": (3, {"turn_limit": 150}), "piazza french": (4, {"deck": "french"})}
+         "spacca_il_mazzo": (3, {"turn_limit": 150, "games": 2}), "piazza french": (4, {"deck": "french"})}
 
 
 def random_match(name: str, seed: int) -> engine.State:
@@ -282,3 +286,139 @@ def test_every_games_table_draws_only_what_the_seat_sees_and_every_legal_action_
         replayed.apply(action)
     opened = tables.open_hands([replayed.view(s) for s in range(replayed.players)], replayed.view(None), players)
     assert not any(seat["you"] for seat in opened["seats"])
+
+
+# --- the table at each step ----------------------------------------------------------------------
+
+def opens(game: str, log: list[dict], index: int) -> str | None:
+    """What the event ``log[index]`` opens, as the replay's rule says (tournaments/web/replays.py):
+    a hand (Stoppa's and Sette e mezzo's ``hand``, Spacca il mazzo's ``game``), a stage (Stoppa's
+    betting round by its first packet, Piazza's ``turn``), or nothing."""
+    kind, before = log[index]["type"], log[index - 1]["type"] if index else None
+    if (game, kind) in (("stoppa", "hand"), ("sette_e_mezzo", "hand"), ("spacca_il_mazzo", "game")):
+        return "hand"
+    if (game, kind) == ("piazza", "turn") or (game, kind) == ("stoppa", "deal") and before not in ("deal", "ante"):
+        return "stage"
+    return None
+
+
+def every_step(record: dict, players: list[str], seat: int) -> list[tuple[dict, dict]]:
+    """(step's table, step's event) for every step of the replay, part after part."""
+    found, step = [], 1
+    while True:
+        part = replays.part(record, players, seat=seat, open_hands=False, step=step)
+        found += [(part.tables[s.table], s) for s in part.steps]
+        if part.last >= part.total:
+            return found
+        step = part.last + 1
+
+
+def cut_after(record: dict, hand: int, actions: int) -> engine.State:
+    """The match played to the end of its hand (game) number ``hand`` and over there."""
+    count = "games" if record["game"] == "spacca_il_mazzo" else "hands"
+    state = engine.game(record["game"]).new_match(players=record["players"], seed=record["seed"],
+                                                  options={**record["options"], count: hand})
+    for action in record["actions"][:actions]:
+        state.apply(action)
+    assert state.is_over()
+    return state
+
+
+def seat_cards(table: dict, seat: int, label: str) -> list[str]:
+    return next(one["cards"] for one in table["seats"][seat]["piles"] if one["label"] == label)
+
+
+def fact(table: dict, label: str) -> str | None:
+    return next((value for name, value in table["facts"] if name == label), None)
+
+
+@pytest.mark.parametrize("name", sorted(GAMES))
+def test_each_steps_table_is_the_engines_state_after_its_action_and_a_hands_last_steps_show_its_end(name):
+    """The rule (tournaments/web/replays.py): a step shows the engine's view after the action that
+    logged its event, the events before the first action the deal as the first action saw it;
+    but when that action ended a hand or a stage and opened the next, its events before the
+    opening show the end: a hand's, the match cut after that hand (its hand count the match's,
+    Stoppa's mazziere the hand's); a stage's, the view after the action without the opening's
+    cards, figure and round. Checked here against the engine, and against what the hand's last
+    events say (its scores, its cards)."""
+    for seed in range(3):
+        state = random_match(name, seed)
+        record = state.to_json()
+        game, players = record["game"], [f"p{i}" for i in range(record["players"])]
+        replayed = engine.game(game).new_match(players=record["players"], seed=record["seed"],
+                                               options=record["options"], deck=record["deck"])
+        seat = seed % record["players"]
+        views = [replayed.view(seat)]  # the view after each action (0: as dealt)
+        action_of = [0] * len(replayed.log)  # the action that logged each event (0: the deal)
+        for number, action in enumerate(record["actions"], 1):
+            replayed.apply(action)
+            views.append(replayed.view(seat))
+            action_of += [number] * (len(replayed.log) - len(action_of))
+        log = replayed.log
+        steps = every_step(record, players, seat)
+        assert [step.number for _, step in steps] == list(range(1, len(log) + 1))
+        ends = {"hand": 0, "stage": 0}
+        for (table, step), index in zip(steps, range(len(log))):
+            acted = action_of[index]
+            later = [i for i in range(index + 1, len(log)) if action_of[i] == acted and acted and opens(game, log, i)]
+            after = tables.layout(views[acted], players)
+            if not later:
+                assert table == after, (seed, step.number, step.said)
+                continue
+            closes = opens(game, log, later[0])
+            ends[closes] += 1
+            assert table["turn"] is None  # nobody is to act at an end
+            if closes == "hand":
+                hand = sum(1 for i in range(later[0]) if opens(game, log, i) == "hand")
+                view = cut_after(record, hand, acted).view(seat)
+                count = "games" if game == "spacca_il_mazzo" else "hands"
+                view[count] = views[acted][count]
+                if game == "stoppa":
+                    view["dealer"] = next(e["dealer"] for e in reversed(log[:later[0]]) if e["type"] == "hand")
+                assert table == tables.layout(view, players), (seed, step.number, step.said)
+                assert table["facts"][0][1].startswith(f"{hand} of ")  # the hand that ended, not the next
+                last = log[later[0] - 1] if log[later[0] - 1]["type"] != "bank_transfer" else log[later[0] - 2]
+                # Stoppa's hand_over and Spacca il mazzo's game_over say them; Sette e mezzo has no
+                # ante: the next hand starts with them
+                scores = views[acted]["scores"] if game == "sette_e_mezzo" else last["scores"]
+                assert [s["score"] for s in table["seats"]] == [tables.signed(n) for n in scores]
+                if game == "sette_e_mezzo":  # the settlement shows every hand
+                    assert last["type"] == "settle"
+                    for shown in last["hands"]:
+                        assert seat_cards(table, shown["seat"], "Cards") == shown["cards"]
+            else:
+                opening = [e for i, e in enumerate(log) if i >= later[0] and action_of[i] == acted]
+                dealt = [c for e in opening if e.get("seat") == seat and e["type"] in ("deal", "draw")
+                         for c in e.get("cards", [e.get("card")])]
+                own = "cards" if game == "stoppa" else "hand"
+                assert sorted(seat_cards(table, seat, "Hand")) == sorted(
+                    c for c in views[acted][own] if c not in dealt or dealt.remove(c))
+                if game == "stoppa":
+                    assert fact(table, "Phase") == f"betting round {opening[0]['round'] - 1} of {views[acted]['rounds']}"
+                    assert fact(table, "Prize") is None
+                else:
+                    assert fact(table, "Turn") == f"{views[acted]['turn'] - 1} of {views[acted]['turns']}"
+                    assert not any(one["label"] == "Figure" for one in table["centre"])
+        expected = {"stoppa": ("hand", "stage"), "sette_e_mezzo": ("hand",), "spacca_il_mazzo": ("hand",),
+                    "piazza": ("stage",)}[game]
+        assert all(ends[kind] for kind in expected), ends  # the rule was put to the test
+
+
+def test_the_last_step_of_a_hand_shows_that_hand_settled_not_the_next_one_dealt(client, swiss):
+    """Issue 28: at "Hand 1 is settled. Payments…" the table held hand 2's cards and scores."""
+    match = finished_match(swiss)
+    log = engine.load(match.record).log
+    settled = next(i for i, e in enumerate(log) if e["type"] == "settle")
+    assert log[settled + 1]["type"] in ("hand", "bank_transfer")  # the same action dealt hand 2
+    page = body(client.get(f"/matches/{match.pk}/replay/?seat=0&step={settled + 1}"))
+    table = page_data(page)["tables"][page_data(page)["steps"][settled]]
+    assert fact(table, "Hand") == "1 of 2" and fact(table, "Phase") == "over"
+    for shown in log[settled]["hands"]:  # every hand as it was settled, face up
+        assert seat_cards(table, shown["seat"], "Cards") == shown["cards"]
+    scores = list(log[settled]["payments"])  # and what the busts paid at once to the mazziere
+    for bust in (e for e in log[:settled] if e["type"] == "bust" and e.get("paid")):
+        scores[bust["seat"]] -= bust["paid"]
+        scores[log[settled]["banker"]] += bust["paid"]
+    assert [s["score"] for s in table["seats"]] == [tables.signed(n) for n in scores]
+    words = text(page)
+    assert "Hand 1 of 2" in words and "Hand 2 of 2" not in words

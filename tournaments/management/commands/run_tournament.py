@@ -161,6 +161,19 @@ def _planned_rounds(tournament: Tournament) -> int | None:
         return None
 
 
+def matches_expected(tournament: Tournament) -> int:
+    """The progress bar's total: the tournament's matches made so far, and for each round the
+    format plans but has not made yet as many as its latest round has (a Swiss's rounds are
+    alike; an elimination's later rounds are smaller, and the bar is closed at what was played)."""
+    matches = Match.objects.filter(round__tournament=tournament)
+    made = matches.count()
+    rounds = tournament.rounds.count()
+    planned = _planned_rounds(tournament)
+    if not rounds or planned is None or planned <= rounds:
+        return made
+    return made + (planned - rounds) * matches.filter(round__number=rounds).count()
+
+
 def progress_summary(tournament: Tournament) -> str:
     """Where a tournament stands: "round 3 of 5, 41 of the 48 matches made so far played, 2
     running (leased to run_tournament)"."""
@@ -242,11 +255,13 @@ def play_here(tournament: Tournament, console: Console, *, timeout: float) -> in
         told: set[str] = set()
         while True:
             tournament.refresh_from_db()
+            done = Match.objects.filter(round__tournament=tournament, status=Match.Status.FINISHED).count()
             if tournament.status != Tournament.Status.RUNNING:
+                progress.update(task, completed=done, total=done)  # over: the bar ends full
                 break
             playable, held_elsewhere = open_bot_matches(tournament, OWNER)
-            done = Match.objects.filter(round__tournament=tournament, status=Match.Status.FINISHED).count()
-            progress.update(task, completed=done, total=done + len(playable) + len(held_elsewhere))
+            total = max(matches_expected(tournament), done + len(playable) + len(held_elsewhere))
+            progress.update(task, completed=done, total=total)
             if not playable:
                 if not held_elsewhere:
                     break  # nothing for bots to play here: people's matches, or a round not due yet
@@ -271,9 +286,11 @@ def play_here(tournament: Tournament, console: Console, *, timeout: float) -> in
             progress.update(task, description="playing")
 
             def played(match_id: int) -> None:
-                nonlocal done
+                nonlocal done, total
                 done += 1
-                progress.update(task, completed=done)
+                if done >= total:  # a round made since: the format's plan counted again
+                    total = max(matches_expected(tournament), done)
+                progress.update(task, completed=done, total=total)
 
             result = tournament_play_out(tournament=tournament, owner=OWNER, on_played=played, should_stop=stop.is_set)
             played_now += result.played

@@ -1,9 +1,14 @@
-"""Filters the pages' templates share: the service's values in the reader's words and numbers."""
+"""Filters the pages' templates share: the service's values in the reader's words and numbers, and
+the page's own address for the links that come back to it."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from django import template
+from django.urls import Resolver404, resolve
 from django.utils.formats import number_format
+from django.utils.http import url_has_allowed_host_and_scheme
 
 from tournaments.models import RatingLadder
 from tournaments.web import terms
@@ -109,3 +114,50 @@ def points(value) -> str:
     else:
         shown = number_format(int(value), use_l10n=True)
     return MINUS + shown[1:] if shown.startswith("-") else shown
+
+
+# --- the page's own address ------------------------------------------------------------------------
+
+def answers_get(path: str) -> bool:
+    """Whether a GET of ``path`` (a path of this site) draws a page: a view is found for it and
+    it takes GET (a function view's require_http_methods, which keeps its methods only in its
+    closure; a class-based view's ``get``). A path no view answers does not."""
+    try:
+        view = resolve(path).func
+    except Resolver404:
+        return False
+    view_class = getattr(view, "view_class", None)
+    if view_class is not None:
+        return hasattr(view_class, "get") and "get" in view_class.http_method_names
+    while view is not None:
+        code = getattr(view, "__code__", None)
+        if code is not None and "request_method_list" in code.co_freevars and view.__closure__:
+            return "GET" in view.__closure__[code.co_freevars.index("request_method_list")].cell_contents
+        view = getattr(view, "__wrapped__", None)
+    return True  # no method declared: it takes any
+
+
+@register.simple_tag(takes_context=True)
+def page_url(context) -> str:
+    """Where a link or form that comes back to this page goes (the language switch, the sign-in
+    link's ``next``): the address asked for, when a GET answers it. A page drawn for a form sent
+    to an address only a POST answers (a refused form) is the page the form was sent from (the
+    Referer, on this site) or else the nearest address above it that a GET answers (``/organise/
+    5/start/`` goes back to ``/organise/5/``): a GET of its own address answers 405, blank."""
+    request = context.get("request")
+    if request is None:
+        return "/"
+    if request.method in ("GET", "HEAD") or answers_get(request.path_info):
+        return request.get_full_path()
+    referer = request.META.get("HTTP_REFERER", "")
+    if referer and url_has_allowed_host_and_scheme(referer, allowed_hosts={request.get_host()},
+                                                   require_https=request.is_secure()):
+        parts = urlsplit(referer)
+        if answers_get(parts.path):
+            return parts.path + (f"?{parts.query}" if parts.query else "")
+    path = request.path_info.rstrip("/")
+    while path:
+        path = path.rsplit("/", 1)[0]
+        if answers_get(path + "/"):
+            return path + "/"
+    return "/"

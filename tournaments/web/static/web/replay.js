@@ -21,6 +21,7 @@
   var said = viewer.querySelector("[data-step-said]");
   var logBox = document.querySelector(".log-box");
   var stepField = document.querySelector("[data-step-field]");
+  var pageUrl = document.querySelector("[data-page-url]");  // where the language switch comes back to
   var buttons = {};
   viewer.querySelectorAll("[data-go]").forEach(function (button) {
     buttons[button.getAttribute("data-go")] = button;
@@ -198,6 +199,9 @@
     }
     if (window.history && history.replaceState) {
       history.replaceState(null, "", address(step));
+    }
+    if (pageUrl) {  // the language switch comes back to this step
+      pageUrl.value = window.location.pathname + address(step);
     }
   }
 
