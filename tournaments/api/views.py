@@ -12,7 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import authentication, generics, mixins, permissions as drf_permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import AuthenticationFailed, NotFound, PermissionDenied, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -768,6 +768,15 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     throttle_scope = "tokens"
 
     queryset = ApiToken.objects.none()  # for the schema; each caller sees their own
+
+    def permission_denied(self, request, message=None, code=None):
+        # A token was sent, and these endpoints never take one: say so, rather than DRF's
+        # "credentials were not provided".
+        if auth.bearer_sent(request) and not request.successful_authenticator:
+            raise AuthenticationFailed(
+                "tokens are made and managed with the account's username and password (HTTP Basic, e.g. "
+                "curl -u username:password) or from a signed-in session, never with a token")
+        super().permission_denied(request, message, code)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
