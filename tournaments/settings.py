@@ -2,6 +2,7 @@
 see tournaments/config.py and the README's "Configuration" table."""
 
 import os
+import warnings
 from pathlib import Path
 
 from csp import constants as csp
@@ -144,11 +145,18 @@ USE_TZ = True
 LANGUAGES = [("en", "English"), ("it", "Italiano")]
 LOCALE_PATHS = [BASE_DIR / "tournaments" / "web" / "locale"]
 
-# Served by WhiteNoise from STATIC_ROOT once `collectstatic` has run (the Docker image does).
+# Served by WhiteNoise straight from the apps' static folders (Django's finders, listed once
+# when a process starts), in every deployment and with no build step: `collectstatic` has
+# nothing to add (the files are neither compressed nor renamed by hash) and, run at start, would
+# write into the code's folder, which the image's user may not. STATIC_ROOT is where
+# `collectstatic` puts them for whoever serves them elsewhere (a CDN); WhiteNoise serves it too
+# when it is there, and its warning that it is not is only noise.
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# Development serves from the apps' static folders as they change; fixed here rather than left
-# to follow settings.DEBUG, which the test runner turns off.
+WHITENOISE_USE_FINDERS = True
+warnings.filterwarnings("ignore", message="No directory at: ", module="whitenoise")
+# Development serves the files as they change; fixed here rather than left to follow
+# settings.DEBUG, which the test runner turns off.
 WHITENOISE_AUTOREFRESH = DEBUG
 
 REST_FRAMEWORK = {
