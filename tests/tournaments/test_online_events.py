@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.request
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -304,6 +305,39 @@ def test_redis_hub_carries_notifications_between_processes(settings):
     other = receiver.listen(["match:78"])
     sender.publish(["match:77"])
     assert waiter.wait(5) is True and other.wait(0.2) is False
+
+
+@pytest.mark.parametrize("url, channel", [
+    ("redis://127.0.0.1:6379/5", "mazziere:5:events"), ("redis://redis:6379", "mazziere:0:events"),
+    ("rediss://:secret@cache.example:6380/12", "mazziere:12:events"), ("unix:///run/redis.sock?db=3", "mazziere:3:events"),
+])
+def test_each_redis_database_is_a_deployment_with_its_own_channel(url, channel):
+    assert events.redis_channel(url) == channel
+    assert events.RedisHub(url).channel == channel
+
+
+def test_deployments_sharing_a_redis_server_hear_only_their_own_notifications(settings):
+    """Redis's publish and subscribe ignore the database number: two deployments on one server
+    (each with its own database) must still not wake each other's streams, nor learn each
+    other's match and user ids."""
+    if not settings.EVENTS_REDIS_URL:
+        pytest.skip("no Redis configured: scripts/test-services runs this")
+    from redis.connection import parse_url
+
+    ours = settings.EVENTS_REDIS_URL
+    theirs = urlsplit(ours)._replace(path=f"/{(parse_url(ours).get('db', 0) + 1) % 16}").geturl()
+    sender, receiver, neighbour = events.RedisHub(ours), events.RedisHub(ours), events.RedisHub(theirs)
+    assert neighbour.channel != receiver.channel
+    waiter = receiver.listen(["match:79", "user:3"])
+    deadline = time.monotonic() + 10
+    while not waiter.wait(0.1):  # subscribed once our own notification is heard
+        assert time.monotonic() < deadline, "the notification never arrived"
+        sender.publish(["match:79"])
+    neighbour.publish(["match:79"])
+    neighbour.publish(["user:3"])
+    assert waiter.wait(0.5) is False
+    sender.publish(["user:3"])
+    assert waiter.wait(5) is True
 
 
 # --- pacing -------------------------------------------------------------------------------------
