@@ -154,7 +154,7 @@ LOCALE_PATHS = [BASE_DIR / "tournaments" / "web" / "locale"]
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 WHITENOISE_USE_FINDERS = True
-warnings.filterwarnings("ignore", message="No directory at: ", module="whitenoise")
+warnings.filterwarnings("ignore", message="No directory at: ")  # WhiteNoise, of a missing STATIC_ROOT
 # Development serves the files as they change; fixed here rather than left to follow
 # settings.DEBUG, which the test runner turns off.
 WHITENOISE_AUTOREFRESH = DEBUG
@@ -289,6 +289,13 @@ EVENTS_KEEPALIVE_SECONDS = float(os.environ.get("EVENTS_KEEPALIVE_SECONDS", "15"
 STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
 # At most this many event streams open at once per account (or anonymous address), per process.
 STREAMS_PER_CALLER = int(os.environ.get("STREAMS_PER_CALLER", "50"))
+# Whether the WSGI entry point (tournaments/wsgi.py) serves event streams: true for runserver and
+# the tests' live server (a thread per connection); false under gunicorn (its config sets it),
+# whose few threads a handful of streams would hold: there a stream's path is refused, 503,
+# naming the ASGI server, at STREAMS_URL when set (where clients reach it, for a deployment
+# without a proxy in front that routes the streams to it).
+WSGI_STREAMS = env_bool(os.environ, "WSGI_STREAMS", default=True)
+STREAMS_URL = os.environ.get("STREAMS_URL", "")
 # Without a broker, web processes run the tasks their requests send in a background thread
 # (tournaments/embedded.py); true or false forces it anywhere (the tests turn it off).
 EMBEDDED_WORKER = env_bool(os.environ, "EMBEDDED_WORKER", True) if "EMBEDDED_WORKER" in os.environ else None

@@ -369,6 +369,63 @@ def test_a_silent_stream_sends_keep_alives_and_ends_after_its_lifetime(settings)
     assert events.hub().waiting() == 0  # and forgot its waiter
 
 
+def test_a_servers_stop_ends_its_asgi_streams_at_once(settings):
+    """A stream held open waits up to STREAM_MAX_SECONDS, and a server stopping gracefully waits
+    for it: told to stop (tournaments.asgi at SIGTERM), every stream looks a last time and ends
+    within a moment; one opened while stopping ends after its first look."""
+    settings.EVENTS_POLL_SECONDS, settings.EVENTS_KEEPALIVE_SECONDS, settings.STREAM_MAX_SECONDS = 30, 30, 3600
+    feeds = [QuietFeed() for _ in range(3)]
+
+    async def scenario():
+        async def drain(feed):
+            return [chunk async for chunk in streams._async_stream(feed, follow=True)]
+
+        running = [asyncio.create_task(drain(feed)) for feed in feeds]
+        await asyncio.sleep(0.3)  # each has looked once and waits
+        assert not any(task.done() for task in running)
+        started = time.monotonic()
+        streams.stop_all()
+        ended = await asyncio.wait_for(asyncio.gather(*running), timeout=5)
+        late = await asyncio.wait_for(drain(QuietFeed()), timeout=5)
+        return time.monotonic() - started, ended, late
+
+    try:
+        took, ended, late = asyncio.run(scenario())
+    finally:
+        streams.stopping.clear()
+    assert took < 1
+    assert ended == [[b"retry: 2000\n\n"]] * 3 and late == [b"retry: 2000\n\n"]
+    assert [feed.polls for feed in feeds] == [2, 2, 2]  # a last look before the end
+    assert events.hub().waiting() == 0
+
+
+def test_the_asgi_app_ends_its_streams_at_sigterm_then_hands_the_signal_to_the_server():
+    """At its lifespan's startup the app puts its own handler before the server's (uvicorn's,
+    which stops the server): SIGTERM stops the streams, then reaches the server's handler."""
+    import signal
+
+    from tournaments import asgi
+
+    heard = []
+    before = {signum: signal.getsignal(signum) for signum in asgi.STOP_SIGNALS}
+
+    async def scenario():
+        for signum in asgi.STOP_SIGNALS:
+            signal.signal(signum, lambda received, frame: heard.append(received))  # the server's
+        asgi.end_streams_on_stop()
+        signal.raise_signal(signal.SIGTERM)
+        await asyncio.sleep(0.1)  # the streams are stopped from the loop
+        return streams.stopping.is_set()
+
+    try:
+        assert asyncio.run(scenario()) is True
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        streams.stopping.clear()
+    assert heard == [signal.SIGTERM]
+
+
 def test_a_stream_whose_database_fails_ends_cleanly(settings):
     feed = QuietFeed(fails=True)
     assert list(streams._sync_stream(feed, follow=True)) == [b"retry: 2000\n\n"]
