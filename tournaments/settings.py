@@ -8,6 +8,7 @@ from pathlib import Path
 from csp import constants as csp
 
 from tournaments.config import (
+    CELERY_RUN_LOGGERS,
     cache_config,
     celery_config,
     database_config,
@@ -228,12 +229,6 @@ API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
 CELERY_TIMEZONE = TIME_ZONE
 globals().update(celery_config(os.environ))
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
 
 # A worker owns a match it plays for this long; a match whose worker died is played again
 # once its lease has run out (tournaments.services.leases).
@@ -306,4 +301,16 @@ CELERY_BEAT_SCHEDULE = {
     "tick": {"task": "tournaments.tasks.tick", "schedule": TICK_INTERVAL_SECONDS},
     "expire-deadlines": {"task": "tournaments.tasks.expire_deadlines", "schedule": DEADLINE_CHECK_SECONDS},
     "retry-webhooks": {"task": "tournaments.tasks.retry_webhooks", "schedule": WEBHOOK_RETRY_SECONDS},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    # Celery's line for every run of the periodic tasks (a few a second at INFO) only when the
+    # run did something, or went wrong (tournaments.config.QuietPeriodicTasks).
+    "filters": {"quiet_periodic": {"()": "tournaments.config.QuietPeriodicTasks",
+                                   "tasks": [entry["task"] for entry in CELERY_BEAT_SCHEDULE.values()]}},
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {name: {"filters": ["quiet_periodic"]} for name in CELERY_RUN_LOGGERS},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
