@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cards import check_deck, shuffled
-from .core import Action, Event, Game, IllegalAction, InvalidOptions, Option, State, UnknownGame
+from .core import Action, Event, Game, IllegalAction, InvalidOptions, Option, State, UnknownGame, shown
 
 __all__ = [
     "Action",
@@ -76,7 +76,7 @@ def replay(
         try:
             state.apply(action)
         except IllegalAction as exc:
-            raise IllegalAction(f"action {i} ({action!r}): {exc}") from None
+            raise IllegalAction(f"action {i} ({shown(action)}): {exc}") from None
     return state
 
 

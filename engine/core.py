@@ -24,6 +24,7 @@ takes results reported by people checks them against both.
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,15 @@ Event = dict[str, Any]
 
 class IllegalAction(ValueError):
     """An action that the rules do not allow in this state; the message names the rule."""
+
+
+def shown(action: Any) -> str:
+    """An action as a message shows it: as the JSON it is sent as (``{"type": "pass"}``), not a
+    Python repr; anything JSON cannot write, by its repr."""
+    try:
+        return json.dumps(action, ensure_ascii=False, default=repr)
+    except ValueError:  # a circular structure
+        return repr(action)
 
 
 class InvalidOptions(ValueError):
@@ -253,7 +263,7 @@ class State:
 
     def _why_illegal(self, action: Action) -> str:
         """Explain, naming the rule, why ``action`` is not among the legal actions."""
-        return f"{action!r} is not a legal action now"
+        return f"{shown(action)} is not a legal action now"
 
     def _copy_into(self, new: State) -> None:
         """Give ``new`` (a shallow copy of self) its own copies of every mutable container."""
@@ -303,7 +313,14 @@ class State:
         if self._turn is None:
             raise IllegalAction("the match is over: no action is legal")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            raise IllegalAction(f"an action is a dict with a 'type', got {action!r}")
+            raise IllegalAction(f"an action is an object with a 'type', got {shown(action)}")
+        found = self._as_multiset(action, legal)
+        if found is None:
+            raise IllegalAction(self._why_refused(action, legal))
+        return found
+
+    def _as_multiset(self, action: Action, legal: list[Action]) -> Action | None:
+        """The legal action ``action`` is, its cards compared as a multiset; None if none."""
         cards = action.get("cards")
         if isinstance(cards, list) and all(isinstance(c, str) for c in cards):
             order = self.card_order
@@ -312,7 +329,29 @@ class State:
                 for candidate in legal:
                     if candidate == canonical:
                         return candidate
-        raise IllegalAction(self._why_illegal(action))
+        return None
+
+    def _why_refused(self, action: Action, legal: list[Action]) -> str:
+        """Why ``action`` is not legal. An action that would be legal without the keys no legal
+        action of its type has now (``{"type": "pass", "amount": 0}``) is refused for those
+        keys, named, with the legal action it would be (the game may name its own rule:
+        ``_why_extra``); any other, for the game's rule (``_why_illegal``)."""
+        kind = action["type"]
+        taken = {key for candidate in legal if candidate.get("type") == kind for key in candidate}
+        extra = [key for key in action if key not in taken]
+        if taken and extra:
+            bare = {key: value for key, value in action.items() if key in taken}
+            meant = next((candidate for candidate in legal if candidate == bare), None) or self._as_multiset(bare, legal)
+            if meant is not None:
+                keys = " or ".join(f"'{key}'" for key in extra)
+                return (self._why_extra(action, extra)
+                        or f"{shown(action)}: '{kind}' takes no {keys} now (legal: {shown(meant)})")
+        return self._why_illegal(action)
+
+    def _why_extra(self, action: Action, extra: list[str]) -> str | None:
+        """A game's own rule for ``action``, legal but for the keys ``extra``; None: the
+        engine's words (the keys are not part of such an action now)."""
+        return None
 
     def _advance(self) -> None:
         """Apply forced actions until a seat has a real choice or the match is over."""

@@ -211,6 +211,10 @@ class SetteEMezzoState(State):
             return FIRST_MOVES
         return LATER_MOVES
 
+    def _why_extra(self, action: dict, extra: list[str]) -> str | None:
+        # A later hit's mode is SM-A11's to refuse: its message says which mode the seat plays.
+        return self._why_illegal(action) if action["type"] == "hit" and extra == ["mode"] else None
+
     def _why_illegal(self, action: dict) -> str:
         kind = action.get("type")
         seat = self._turn

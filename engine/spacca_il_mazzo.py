@@ -72,7 +72,7 @@ from itertools import chain
 from typing import Any
 
 from .cards import BLACK_JOKER, FRENCH_DECK, FRENCH_DECK_WITH_JOKERS, RED_JOKER, check_deck, match_rng, shuffled
-from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, stacked_decks
+from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, shown, stacked_decks
 
 #: Ranks in the seed's hierarchy (SP-A1), then the special 2 and 10; index = rank number.
 RANKS = ("3", "4", "5", "6", "7", "8", "9", "J", "K", "Q", "A", "2", "10")
@@ -372,7 +372,7 @@ class SpaccaIlMazzoState(State):
             if kind == "joker_throw":
                 return (
                     f"the red joker throws one of seat {seat}'s face-up cards or a face-down slot "
-                    f"still there, got {action!r} (4.6, EC-6)"
+                    f"still there, got {shown(action)} (4.6, EC-6)"
                 )
             return f"seat {seat} must first use or decline the red joker: 'joker_throw' or 'joker_decline' (4.6, SP-A14)"
         if kind.startswith("joker"):

@@ -79,7 +79,7 @@ from itertools import combinations
 from typing import Any
 
 from .cards import ITALIAN_DECK, ITALIAN_RANKS, ITALIAN_SUITS, check_deck, match_rng, shuffled
-from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, stacked_decks
+from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, shown, stacked_decks
 
 #: Primiera points of each rank, for the betting rounds (1.1).
 POINTS = {"7": 21, "6": 18, "A": 16, "5": 15, "4": 14, "3": 13, "2": 12, "J": 10, "N": 10, "K": 10}
@@ -389,7 +389,7 @@ class StoppaState(State):
                     return f"a raise must go above the level {level}, got {amount} (ST-A7)"
                 if amount < self.cip or amount % self.cip:
                     return f"amounts are whole multiples of the cip ({self.cip}), got {amount} (ST-A7)"
-            return f"{action!r} is not a betting action; use pass, open, see or raise (1.5)"
+            return f"{shown(action)} is not a betting action; use pass, open, see or raise (1.5)"
         if phase == SHOW:
             if kind == "concede":
                 return "'concede' is not allowed: the first to show must show a declaration (ST-A12)"

@@ -174,7 +174,10 @@ def run_polling(api: Api, rng: random.Random, args, log) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", default=os.environ.get("MAZZIERE_URL", "http://127.0.0.1:8000"))
+    parser.add_argument("--url", default=os.environ.get("MAZZIERE_URL", "http://127.0.0.1:8000"),
+                        help="the site (or MAZZIERE_URL): its front, which sends the event stream to its ASGI server; "
+                             "a WSGI server alone (gunicorn) refuses the stream, 503 naming where it is served: "
+                             "use that address, or --poll")
     parser.add_argument("--token", default=os.environ.get("MAZZIERE_TOKEN"), help="or MAZZIERE_TOKEN")
     parser.add_argument("--seed", type=int, default=0, help="the strategy's random seed")
     parser.add_argument("--poll", type=float, default=None, metavar="SECONDS",

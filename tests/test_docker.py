@@ -4,6 +4,7 @@ runs the server and the settings it is meant to."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -25,8 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCKER = ROOT / "docker"
 
 
-@pytest.fixture(scope="module")
-def compose() -> dict:
+def compose_file() -> dict:
     """compose.yaml as docker compose reads it with no variable set: each ``${NAME:-default}``
     its default, a required ``${NAME:?why}`` a stand-in."""
     text = (DOCKER / "compose.yaml").read_text()
@@ -34,6 +34,95 @@ def compose() -> dict:
     text = re.sub(r"\$\{\w+:\?[^}]*\}", "set", text)
     assert "${" not in text
     return yaml.safe_load(text)
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return compose_file()
+
+
+def server_command(service: str, port: int, *, workers: int | None = None) -> list[str]:
+    """The server command compose runs for ``service`` (web: gunicorn, after its migrate;
+    streams: uvicorn), on 127.0.0.1:``port``, run by this Python; ``workers`` instead of
+    compose's number of processes."""
+    command = compose_file()["services"][service]["command"]
+    words = (command[-1].split("exec ", 1)[1] if isinstance(command, list) else command).split()
+    assert words[0] in ("gunicorn", "uvicorn"), words
+    if words[0] == "gunicorn":
+        words[words.index("--bind") + 1] = f"127.0.0.1:{port}"
+    else:
+        words[words.index("--host") + 1] = "127.0.0.1"
+        words[words.index("--port") + 1] = str(port)
+    if workers is not None:
+        words[words.index("--workers") + 1] = str(workers)
+    return [sys.executable, "-m", *words]
+
+
+def deployed_env(**more: str) -> dict[str, str]:
+    """A deployment's environment (DEBUG off, a secret key), with ``more``; this checkout's code."""
+    return {"PATH": os.environ["PATH"], "PYTHONPATH": str(ROOT), "DEBUG": "false", "SECRET_KEY": "x" * 50,
+            "ALLOWED_HOSTS": "127.0.0.1", **more}
+
+
+def start_server(command: list[str], env: dict[str, str], log) -> tuple[subprocess.Popen, str]:
+    """The server of ``command`` started (its output to ``log``), once ``/healthz`` answers
+    (up to 60 s); returns it and its URL."""
+    port = command[command.index("--port") + 1] if "--port" in command else command[command.index("--bind") + 1]
+    url = f"http://127.0.0.1:{port.rsplit(':', 1)[-1]}"
+    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                              start_new_session=True)
+    try:
+        answer_status(urllib.request.Request(f"{url}/healthz"), server, log)
+    except BaseException:
+        stop_server(server)
+        raise
+    return server, url
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    if server.poll() is None:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def test_gunicorn_as_compose_runs_it_serves_the_static_files_and_refuses_event_streams(tmp_path):
+    """With DEBUG=false and nothing collected, gunicorn serves the pages', Swagger UI's and the
+    admin's static files; an event stream's path, which would hold one of its few threads for up
+    to an hour, is refused at once, 503, naming the ASGI server that serves it (STREAMS_URL)."""
+    command = server_command("web", free_port(), workers=1)
+    env = deployed_env(MAZZIERE_SQLITE_PATH=str(tmp_path / "db.sqlite3"), STREAMS_URL="http://127.0.0.1:8001")
+    with tempfile.TemporaryFile() as log:
+        server, url = start_server(command, env, log)
+        try:
+            for path in ("/static/web/site.css", "/static/admin/css/base.css",
+                         "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js"):
+                assert answer_status(urllib.request.Request(url + path), server, log) == 200, path
+            for path in ("/api/matches/1/events/", "/api/matches/1/seats/0/events/", "/api/seats/events/"):
+                with pytest.raises(urllib.error.HTTPError) as refused:
+                    urllib.request.urlopen(url + path, timeout=5)
+                assert refused.value.code == 503
+                error = json.loads(refused.value.read())["error"]
+                assert error["code"] == "streams_elsewhere"
+                assert "served by the site's ASGI server at http://127.0.0.1:8001" in error["message"]
+            assert answer_status(urllib.request.Request(url + "/api/"), server, log) == 200  # the rest is served
+        finally:
+            stop_server(server)
+        log.seek(0)
+        output = log.read().decode(errors="replace")
+        assert "No directory at" not in output and "Traceback" not in output, output[-3000:]
+
+
+def test_the_streams_server_stops_within_seconds_of_sigterm(compose):
+    """Its streams end when it is told to stop (tournaments/asgi.py); whatever is still open is
+    cut well within compose's 10 s before a SIGKILL (tests/tournaments/test_deployment.py runs it)."""
+    words = compose["services"]["streams"]["command"].split()
+    assert 0 < float(words[words.index("--timeout-graceful-shutdown") + 1]) <= 5
+    assert compose["services"]["streams"].get("stop_grace_period", "10s") == "10s"
+    assert '"--timeout-graceful-shutdown", "5"' in (DOCKER / "Dockerfile").read_text()
 
 
 def test_nginx_sends_the_stream_paths_to_the_streams_server_and_the_rest_to_the_web_server():

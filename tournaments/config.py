@@ -7,6 +7,8 @@ with nothing installed but Python (a SQLite file, Celery tasks run eagerly in-pr
 
 from __future__ import annotations
 
+import ast
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -136,6 +138,45 @@ def celery_config(env: Mapping[str, str]) -> dict[str, Any]:
             CELERY_TASK_EAGER_PROPAGATES=True,
         )
     return config
+
+
+# Where Celery writes a line for every run of a task: beat as it sends one, a worker as it
+# receives one and as one succeeds.
+CELERY_RUN_LOGGERS = ("celery.beat", "celery.worker.strategy", "celery.app.trace")
+
+
+class QuietPeriodicTasks(logging.Filter):
+    """Drops Celery's INFO lines about the runs of ``tasks`` (the periodic ones, set on
+    CELERY_RUN_LOGGERS by settings.LOGGING): beat sending one, a worker receiving one, and one
+    succeeding with nothing to show (None, nothing, zeros). expire_deadlines alone, every second,
+    wrote some 250,000 such lines a day. A success that did something (the matches it reclaimed,
+    the rounds it opened), every warning and error, and what a task logs itself of its work
+    (services.online: each timeout applied) still pass."""
+
+    def __init__(self, tasks=()) -> None:
+        super().__init__()
+        self.tasks = frozenset(tasks)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.INFO:
+            return True
+        data = getattr(record, "data", None)  # a worker's lines carry the task's name and result there
+        if isinstance(data, dict) and data.get("name") in self.tasks:
+            return "return_value" in data and _did_something(data["return_value"])
+        # beat: "Scheduler: Sending due task %s (%s)", the entry's name and its task's
+        return not (record.name == "celery.beat" and isinstance(record.args, tuple) and len(record.args) == 2
+                    and record.args[1] in self.tasks)
+
+
+def _did_something(result: str) -> bool:
+    """Whether a task's result, as Celery logs it (its repr), says it did something."""
+    try:
+        value = ast.literal_eval(result)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return True  # not a plain value: let it be read
+    if isinstance(value, dict):
+        return any(value.values())
+    return bool(value)
 
 
 def events_redis_url(env: Mapping[str, str]) -> str:

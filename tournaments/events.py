@@ -17,7 +17,7 @@ Two hubs, chosen by the ``EVENTS_REDIS_URL`` setting:
 * **Redis** (set; it defaults to a ``redis://`` CELERY_BROKER_URL): publishing is one Redis
   ``PUBLISH`` per commit, naming its channels, from whichever process committed (a web request,
   a Celery worker's timeout); each web process runs one listener thread (``SUBSCRIBE``) that
-  wakes its own waiters.
+  wakes its own waiters. The Redis channel is the deployment's own (:func:`redis_channel`).
 
 A waiter is registered *before* its stream first reads the database and is only cleared when
 it wakes, so a notification published while the stream reads is never missed. A :class:`Mark`
@@ -41,10 +41,18 @@ from django.db import transaction
 
 log = logging.getLogger(__name__)
 
-# The one Redis channel of the notifications: each message is the names of the channels one
-# commit notifies, separated by spaces (one message per commit, not one per channel: a move
-# notifies its match and each online seat's owner, and every web process parses every message).
-REDIS_CHANNEL = "mazziere:events"
+
+def redis_channel(url: str) -> str:
+    """The one Redis channel of a deployment's notifications, ``mazziere:<db>:events`` for the
+    database number of the events' Redis URL (``redis://host:6379/3``: 3; none: 0). Redis's
+    publish and subscribe ignore the database, while deployments that share a server keep to
+    databases of their own (their queues and caches must not mix either): so each hears its own
+    matches and users only. Each message is the names of the channels one commit notifies,
+    separated by spaces (one message per commit, not one per channel: a move notifies its match
+    and each online seat's owner, and every web process parses every message)."""
+    from redis.connection import parse_url  # celery[redis]'s client; only where a Redis hub is configured
+
+    return f"mazziere:{parse_url(url).get('db', 0)}:events"
 
 
 def match_channel(match_id: int) -> str:
@@ -184,6 +192,7 @@ class RedisHub(LocalHub):
     def __init__(self, url: str) -> None:
         super().__init__()
         self.url = url
+        self.channel = redis_channel(url)
         self._client = None
         self._listener: threading.Thread | None = None
         self._start_lock = threading.Lock()
@@ -200,7 +209,7 @@ class RedisHub(LocalHub):
         if not channels:
             return
         try:
-            self._redis().publish(REDIS_CHANNEL, " ".join(channels).encode())
+            self._redis().publish(self.channel, " ".join(channels).encode())
         except Exception:  # noqa: BLE001 - the change is committed; streams will read it on their next look
             log.warning("event notification for %s not published", list(channels), exc_info=True)
 
@@ -222,7 +231,7 @@ class RedisHub(LocalHub):
         while True:
             try:
                 pubsub = redis.Redis.from_url(self.url, socket_connect_timeout=5).pubsub(ignore_subscribe_messages=True)
-                pubsub.subscribe(REDIS_CHANNEL)
+                pubsub.subscribe(self.channel)
                 self.wake_all()  # (re)connected: whatever was published while away is read again
                 for message in pubsub.listen():
                     data = message.get("data")

@@ -2,11 +2,13 @@
 see tournaments/config.py and the README's "Configuration" table."""
 
 import os
+import warnings
 from pathlib import Path
 
 from csp import constants as csp
 
 from tournaments.config import (
+    CELERY_RUN_LOGGERS,
     cache_config,
     celery_config,
     database_config,
@@ -144,11 +146,18 @@ USE_TZ = True
 LANGUAGES = [("en", "English"), ("it", "Italiano")]
 LOCALE_PATHS = [BASE_DIR / "tournaments" / "web" / "locale"]
 
-# Served by WhiteNoise from STATIC_ROOT once `collectstatic` has run (the Docker image does).
+# Served by WhiteNoise straight from the apps' static folders (Django's finders, listed once
+# when a process starts), in every deployment and with no build step: `collectstatic` has
+# nothing to add (the files are neither compressed nor renamed by hash) and, run at start, would
+# write into the code's folder, which the image's user may not. STATIC_ROOT is where
+# `collectstatic` puts them for whoever serves them elsewhere (a CDN); WhiteNoise serves it too
+# when it is there, and its warning that it is not is only noise.
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-# Development serves from the apps' static folders as they change; fixed here rather than left
-# to follow settings.DEBUG, which the test runner turns off.
+WHITENOISE_USE_FINDERS = True
+warnings.filterwarnings("ignore", message="No directory at: ")  # WhiteNoise, of a missing STATIC_ROOT
+# Development serves the files as they change; fixed here rather than left to follow
+# settings.DEBUG, which the test runner turns off.
 WHITENOISE_AUTOREFRESH = DEBUG
 
 REST_FRAMEWORK = {
@@ -220,12 +229,6 @@ API_MAX_BODY_BYTES = int(os.environ.get("API_MAX_BODY_BYTES", str(64 * 1024)))
 CELERY_TIMEZONE = TIME_ZONE
 globals().update(celery_config(os.environ))
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
 
 # A worker owns a match it plays for this long; a match whose worker died is played again
 # once its lease has run out (tournaments.services.leases).
@@ -281,6 +284,13 @@ EVENTS_KEEPALIVE_SECONDS = float(os.environ.get("EVENTS_KEEPALIVE_SECONDS", "15"
 STREAM_MAX_SECONDS = float(os.environ.get("STREAM_MAX_SECONDS", "3600"))
 # At most this many event streams open at once per account (or anonymous address), per process.
 STREAMS_PER_CALLER = int(os.environ.get("STREAMS_PER_CALLER", "50"))
+# Whether the WSGI entry point (tournaments/wsgi.py) serves event streams: true for runserver and
+# the tests' live server (a thread per connection); false under gunicorn (its config sets it),
+# whose few threads a handful of streams would hold: there a stream's path is refused, 503,
+# naming the ASGI server, at STREAMS_URL when set (where clients reach it, for a deployment
+# without a proxy in front that routes the streams to it).
+WSGI_STREAMS = env_bool(os.environ, "WSGI_STREAMS", default=True)
+STREAMS_URL = os.environ.get("STREAMS_URL", "")
 # Without a broker, web processes run the tasks their requests send in a background thread
 # (tournaments/embedded.py); true or false forces it anywhere (the tests turn it off).
 EMBEDDED_WORKER = env_bool(os.environ, "EMBEDDED_WORKER", True) if "EMBEDDED_WORKER" in os.environ else None
@@ -291,4 +301,16 @@ CELERY_BEAT_SCHEDULE = {
     "tick": {"task": "tournaments.tasks.tick", "schedule": TICK_INTERVAL_SECONDS},
     "expire-deadlines": {"task": "tournaments.tasks.expire_deadlines", "schedule": DEADLINE_CHECK_SECONDS},
     "retry-webhooks": {"task": "tournaments.tasks.retry_webhooks", "schedule": WEBHOOK_RETRY_SECONDS},
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    # Celery's line for every run of the periodic tasks (a few a second at INFO) only when the
+    # run did something, or went wrong (tournaments.config.QuietPeriodicTasks).
+    "filters": {"quiet_periodic": {"()": "tournaments.config.QuietPeriodicTasks",
+                                   "tasks": [entry["task"] for entry in CELERY_BEAT_SCHEDULE.values()]}},
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {name: {"filters": ["quiet_periodic"]} for name in CELERY_RUN_LOGGERS},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }

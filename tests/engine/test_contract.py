@@ -122,6 +122,36 @@ def test_a_non_action_is_refused_without_change(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_a_legal_action_with_a_key_too_many_is_refused_naming_the_key_and_shown_as_json(name):
+    """A client that adds a key (``{"type": "pass", "amount": 0}``) is told which key, and what
+    the legal action is, both written as the JSON it sent: not another rule, nor a Python repr."""
+    game = engine.game(name)
+    rng = random.Random(3)
+    for seed in range(30):
+        state = play_randomly(game.new_match(players=game.min_players, seed=seed), rng, limit=rng.randrange(30))
+        if state.is_over():
+            continue
+        legal = rng.choice(state.legal_actions())
+        before = json.dumps(state.to_json())
+        sent = {**legal, "note": "hi"}
+        with pytest.raises(IllegalAction) as refused:
+            state.apply(sent)
+        assert str(refused.value) == (f"{json.dumps(sent, ensure_ascii=False)}: '{legal['type']}' takes no 'note' "
+                                      f"now (legal: {json.dumps(legal, ensure_ascii=False)})")
+        assert json.dumps(state.to_json()) == before
+
+
+def test_stoppas_pass_with_an_amount_is_refused_for_its_amount_not_as_no_betting_action():
+    state = engine.game("stoppa").new_match(players=4, seed=1)
+    assert {"type": "pass"} in state.legal_actions()
+    with pytest.raises(IllegalAction) as refused:
+        state.apply({"type": "pass", "amount": 0})
+    assert str(refused.value) == '{"type": "pass", "amount": 0}: \'pass\' takes no \'amount\' now (legal: {"type": "pass"})'
+    with pytest.raises(IllegalAction, match=r'^\{"type": "fold"\} is not a betting action'):
+        state.apply({"type": "fold"})
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_views_are_json_ready_for_every_seat_and_spectators(name):
     game = engine.game(name)
     rng = random.Random(2)

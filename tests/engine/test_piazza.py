@@ -766,7 +766,7 @@ def test_illegal_actions_name_the_rule_and_change_nothing():
     assert_refused(state, CALL, r"already matches the level 3.*3\.4")
     act(state, A, raise_to(4))
     assert_refused(state, HOLD, r"below the level 4.*3\.4")
-    assert_refused(state, "call", r"an action is a dict")
+    assert_refused(state, "call", r"an action is an object")
 
 
 def test_a_take_set_that_is_not_one_is_refused():  # 3.2

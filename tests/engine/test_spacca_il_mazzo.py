@@ -699,7 +699,7 @@ def test_bad_players_options_and_decks_are_refused(kwargs, message):
         ({"type": "play", "cards": ["AC"]}, "holds no AC"),
         ({"type": "play", "cards": ["JR"]}, "SP-A15"),
         ({"type": "play", "cards": "9H"}, "non-empty list"),
-        ("draw", "a dict with a 'type'"),
+        ("draw", "an object with a 'type'"),
     ],
 )
 def test_illegal_actions_name_the_rule_and_change_nothing(action, message):

@@ -50,6 +50,28 @@ def test_a_program_gets_its_first_token_with_the_username_and_password():
     assert bot.get("/api/accounts/").json()["username"] == "ada"
 
 
+def test_a_token_asking_for_a_token_is_told_to_use_the_password_instead():
+    """The token endpoints take the account's password or a session, never a token: a token
+    sent there is told so (not "credentials were not provided": they were), with the Basic
+    challenge to answer."""
+    assert sign_up(APIClient()).status_code == 201
+    program = APIClient()
+    program.credentials(HTTP_AUTHORIZATION="Basic " + __import__("base64").b64encode(f"ada:{GOOD}".encode()).decode())
+    secret = program.post("/api/tokens/", {"name": "bot", "scopes": ["read"]}, format="json").json()["token"]
+    for token in (secret, "mzt_unknown_token"):
+        bot = APIClient()
+        bot.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        for answer in (bot.post("/api/tokens/", {"name": "more", "scopes": ["read"]}, format="json"),
+                       bot.get("/api/tokens/")):
+            assert answer.status_code == 401
+            error = answer.json()["error"]
+            assert error["code"] == "authentication_failed"
+            assert "username and password (HTTP Basic" in error["message"] and "never with a token" in error["message"]
+            assert answer["WWW-Authenticate"].startswith("Basic")
+    # Nothing sent at all: DRF's own words, which are true then.
+    assert "not provided" in APIClient().get("/api/tokens/").json()["error"]["message"]
+
+
 @pytest.mark.parametrize(("body", "field", "says"), [
     ({"password": "12345678"}, "password", "too common"),
     ({"password": "short"}, "password", "too short"),

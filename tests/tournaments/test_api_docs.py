@@ -46,8 +46,7 @@ def static_paths(client, page) -> list[str]:
 
 @pytest.mark.parametrize("page", DOC_PAGES)
 def test_the_static_files_the_docs_pages_reference_are_served(client, settings, page):
-    # What `manage.py runserver` and tests have: WhiteNoise finding the files in the apps.
-    settings.WHITENOISE_USE_FINDERS = True
+    # What `manage.py runserver` has: WhiteNoise finding the files in the apps as they change.
     settings.WHITENOISE_AUTOREFRESH = True
     paths = static_paths(client, page)
     assert paths
@@ -57,8 +56,27 @@ def test_the_static_files_the_docs_pages_reference_are_served(client, settings, 
         assert b"".join(response.streaming_content), path
 
 
+def test_with_debug_off_and_no_build_step_the_static_files_are_served(settings, tmp_path):
+    """A deployment by hand (DEBUG=false, nothing collected, WhiteNoise listing the files once
+    at start): Swagger UI's and ReDoc's assets, the pages' styles and the admin's answer 200
+    (and through gunicorn as compose runs it: tests/test_docker.py)."""
+    from django.test import Client
+
+    settings.DEBUG = False
+    settings.WHITENOISE_AUTOREFRESH = False
+    settings.STATIC_ROOT = tmp_path / "never-collected"
+    client = Client()  # its WhiteNoise is made with these settings, at its first request
+    paths = [path for page in DOC_PAGES for path in static_paths(client, page)]
+    paths += ["/static/web/site.css", "/static/web/play.js", "/static/admin/css/base.css"]
+    for path in paths:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert b"".join(response.streaming_content), path
+    assert client.get("/static/web/nothing-here.css").status_code == 404
+
+
 def test_after_collectstatic_whitenoise_serves_the_docs_assets(client, settings, tmp_path):
-    """As deployed (the Docker image runs collectstatic): WhiteNoise serves STATIC_ROOT."""
+    """For whoever collects them to serve elsewhere: WhiteNoise serves STATIC_ROOT too."""
     settings.STATIC_ROOT = tmp_path / "static"
     settings.WHITENOISE_USE_FINDERS = False
     settings.WHITENOISE_AUTOREFRESH = False

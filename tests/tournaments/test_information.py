@@ -609,7 +609,7 @@ class Probe:
         out = [
             ("matches/{running}", f"/api/matches/{m}/", 200),
             ("matches/{running}/replay", f"/api/matches/{m}/replay/", 409),
-            ("matches?tournament", f"/api/matches/?round__tournament={t}", 200),
+            ("matches?tournament", f"/api/matches/?tournament={t}", 200),
             ("matches/{running}/submissions", f"/api/matches/{m}/submissions/", 200),
             # The spy's seat: the service plays it, nobody reads it, its owner included.
             ("matches/{running}/seats/{spy}", f"/api/matches/{m}/seats/{spy_seat}/", 403),

@@ -30,7 +30,7 @@ def computed(ladder) -> list[tuple[str, float, bool]]:
     return [line[:3] for line in sorted(lines, key=lambda line: (-line[1], line[3]))]
 
 
-@pytest.mark.parametrize("system", ["elo", "openskill_plackett_luce"])
+@pytest.mark.parametrize("system", ["elo", "openskill"])
 def test_every_page_of_the_board_is_the_systems_board(system, django_assert_max_num_queries):
     ladder = ladder_create(slug=f"board-{system}", name="Board", game="sette_e_mezzo", system=system)
     tournament = make_tournament(bot_players(7), format="swiss", format_config={"rounds": 3}, table_size=3,
@@ -51,7 +51,7 @@ def test_every_page_of_the_board_is_the_systems_board(system, django_assert_max_
 
 
 def test_the_migration_fills_the_values_of_ratings_already_there():
-    ladder = ladder_create(slug="old", name="Old", game="stoppa", system="openskill_plackett_luce")
+    ladder = ladder_create(slug="old", name="Old", game="stoppa", system="openskill")
     tournament = make_tournament(bot_players(4), game="stoppa", format="round_robin", format_config={},
                                  options={"hands": 1}, ladder_slug="")
     tournament.ladder = ladder

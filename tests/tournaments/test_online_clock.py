@@ -60,15 +60,19 @@ def test_the_seat_to_act_has_move_seconds_and_acting_in_time_starts_the_next_sea
     assert not AuditEvent.objects.filter(action="move_timeout").exists()
 
 
-def test_a_timeout_forfeits_the_seat_once_however_often_the_timer_fires():
+def test_a_timeout_forfeits_the_seat_once_however_often_the_timer_fires(caplog):
     match = online_match(move_seconds=30)
     seat = waiting(match)
     # The moment it runs out: the next seat's clock, started after it, runs out later.
     late = match.deadline_at
-    moved(online.deadlines_expire(now=late))
-    moved(online.deadlines_expire(now=late))  # the timer fired twice: the same deadline is not applied again
+    with caplog.at_level("INFO", logger="tournaments.services.online"):
+        moved(online.deadlines_expire(now=late))
+        moved(online.deadlines_expire(now=late))  # the timer fired twice: the same deadline is not applied again
     timeouts = AuditEvent.objects.filter(match=match, action="move_timeout")
     assert [e.detail for e in timeouts] == [{"seat": seat, "policy": "forfeit"}]
+    # The log says what the periodic task did (its runs themselves are not logged: test_settings.py).
+    assert [r.getMessage() for r in caplog.records if "out of time" in r.getMessage()] == [
+        f"match {match.pk}: seat {seat} ran out of time, forfeited"]
     assert match.seats.get(position=seat).forfeit_reason == "timeout"
     # The fallback bot plays the forfeited seat from now on: the match waits for another seat or is over.
     assert waiting(match) != seat

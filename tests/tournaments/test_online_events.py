@@ -15,6 +15,7 @@ import threading
 import time
 import urllib.request
 from datetime import timedelta
+from urllib.parse import urlsplit
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -307,6 +308,39 @@ def test_redis_hub_carries_notifications_between_processes(settings):
     assert waiter.wait(5) is True and other.wait(0.2) is False
 
 
+@pytest.mark.parametrize("url, channel", [
+    ("redis://127.0.0.1:6379/5", "mazziere:5:events"), ("redis://redis:6379", "mazziere:0:events"),
+    ("rediss://:secret@cache.example:6380/12", "mazziere:12:events"), ("unix:///run/redis.sock?db=3", "mazziere:3:events"),
+])
+def test_each_redis_database_is_a_deployment_with_its_own_channel(url, channel):
+    assert events.redis_channel(url) == channel
+    assert events.RedisHub(url).channel == channel
+
+
+def test_deployments_sharing_a_redis_server_hear_only_their_own_notifications(settings):
+    """Redis's publish and subscribe ignore the database number: two deployments on one server
+    (each with its own database) must still not wake each other's streams, nor learn each
+    other's match and user ids."""
+    if not settings.EVENTS_REDIS_URL:
+        pytest.skip("no Redis configured: scripts/test-services runs this")
+    from redis.connection import parse_url
+
+    ours = settings.EVENTS_REDIS_URL
+    theirs = urlsplit(ours)._replace(path=f"/{(parse_url(ours).get('db', 0) + 1) % 16}").geturl()
+    sender, receiver, neighbour = events.RedisHub(ours), events.RedisHub(ours), events.RedisHub(theirs)
+    assert neighbour.channel != receiver.channel
+    waiter = receiver.listen(["match:79", "user:3"])
+    deadline = time.monotonic() + 10
+    while not waiter.wait(0.1):  # subscribed once our own notification is heard
+        assert time.monotonic() < deadline, "the notification never arrived"
+        sender.publish(["match:79"])
+    neighbour.publish(["match:79"])
+    neighbour.publish(["user:3"])
+    assert waiter.wait(0.5) is False
+    sender.publish(["user:3"])
+    assert waiter.wait(5) is True
+
+
 # --- pacing -------------------------------------------------------------------------------------
 
 class QuietFeed:
@@ -334,6 +368,63 @@ def test_a_silent_stream_sends_keep_alives_and_ends_after_its_lifetime(settings)
     assert sent[0] == b"retry: 2000\n\n" and set(sent[1:]) == {b": keep-alive\n\n"} and len(sent) >= 3
     assert feed.polls > len(sent) - 1  # it looked at the database between keep-alives too
     assert events.hub().waiting() == 0  # and forgot its waiter
+
+
+def test_a_servers_stop_ends_its_asgi_streams_at_once(settings):
+    """A stream held open waits up to STREAM_MAX_SECONDS, and a server stopping gracefully waits
+    for it: told to stop (tournaments.asgi at SIGTERM), every stream looks a last time and ends
+    within a moment; one opened while stopping ends after its first look."""
+    settings.EVENTS_POLL_SECONDS, settings.EVENTS_KEEPALIVE_SECONDS, settings.STREAM_MAX_SECONDS = 30, 30, 3600
+    feeds = [QuietFeed() for _ in range(3)]
+
+    async def scenario():
+        async def drain(feed):
+            return [chunk async for chunk in streams._async_stream(feed, follow=True)]
+
+        running = [asyncio.create_task(drain(feed)) for feed in feeds]
+        await asyncio.sleep(0.3)  # each has looked once and waits
+        assert not any(task.done() for task in running)
+        started = time.monotonic()
+        streams.stop_all()
+        ended = await asyncio.wait_for(asyncio.gather(*running), timeout=5)
+        late = await asyncio.wait_for(drain(QuietFeed()), timeout=5)
+        return time.monotonic() - started, ended, late
+
+    try:
+        took, ended, late = asyncio.run(scenario())
+    finally:
+        streams.stopping.clear()
+    assert took < 1
+    assert ended == [[b"retry: 2000\n\n"]] * 3 and late == [b"retry: 2000\n\n"]
+    assert [feed.polls for feed in feeds] == [2, 2, 2]  # a last look before the end
+    assert events.hub().waiting() == 0
+
+
+def test_the_asgi_app_ends_its_streams_at_sigterm_then_hands_the_signal_to_the_server():
+    """At its lifespan's startup the app puts its own handler before the server's (uvicorn's,
+    which stops the server): SIGTERM stops the streams, then reaches the server's handler."""
+    import signal
+
+    from tournaments import asgi
+
+    heard = []
+    before = {signum: signal.getsignal(signum) for signum in asgi.STOP_SIGNALS}
+
+    async def scenario():
+        for signum in asgi.STOP_SIGNALS:
+            signal.signal(signum, lambda received, frame: heard.append(received))  # the server's
+        asgi.end_streams_on_stop()
+        signal.raise_signal(signal.SIGTERM)
+        await asyncio.sleep(0.1)  # the streams are stopped from the loop
+        return streams.stopping.is_set()
+
+    try:
+        assert asyncio.run(scenario()) is True
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+        streams.stopping.clear()
+    assert heard == [signal.SIGTERM]
 
 
 def test_a_stream_whose_database_fails_ends_cleanly(settings):

@@ -187,3 +187,38 @@ def test_prepared_statements_are_on_unless_turned_off_for_a_pooler():
 
     assert params({})["prepare_threshold"] == base.PREPARED_THRESHOLD  # what psycopg is told
     assert params({"prepare_threshold": None})["prepare_threshold"] is None  # psycopg: never prepare
+
+
+def test_celerys_lines_for_the_periodic_tasks_runs_are_written_only_when_a_run_did_something(caplog):
+    """beat's one-second expire_deadlines wrote three INFO lines a second (beat sending it, a
+    worker receiving it, its success): some 250,000 a day. Those of the periodic tasks are
+    dropped unless the run did something; other tasks' lines, warnings and errors pass."""
+    import logging
+
+    from celery.app import trace
+
+    def worker_line(logger: str, text: str, **data) -> None:
+        logging.getLogger(logger).info(text, data, extra={"data": data})
+
+    def run(task: str, result: str) -> None:
+        logging.getLogger("celery.beat").info("Scheduler: Sending due task %s (%s)", task.split(".")[-1], task)
+        worker_line("celery.worker.strategy", trace.LOG_RECEIVED, id="1", name=task, args="()", kwargs="{}", eta=None)
+        worker_line("celery.app.trace", trace.LOG_SUCCESS, id="1", name=task, return_value=result, runtime=0.01,
+                    args="()", kwargs="{}")
+
+    with caplog.at_level(logging.INFO):
+        run("tournaments.tasks.expire_deadlines", "None")
+        run("tournaments.tasks.reclaim_matches", "[]")
+        run("tournaments.tasks.tick", "{'started': 0, 'rounds': 0, 'seasons': 0}")
+        assert caplog.records == []
+        run("tournaments.tasks.reclaim_matches", "[12, 13]")
+        run("tournaments.tasks.tick", "{'started': 1, 'rounds': 0, 'seasons': 0}")
+        run("tournaments.tasks.play_matches", "None")  # not periodic: every line
+        logging.getLogger("celery.app.trace").warning("Task tournaments.tasks.expire_deadlines[1] retry: lost")
+    said = [record.getMessage() for record in caplog.records]
+    assert [line for line in said if "succeeded" in line] == [
+        "Task tournaments.tasks.reclaim_matches[1] succeeded in 0.01s: [12, 13]",
+        "Task tournaments.tasks.tick[1] succeeded in 0.01s: {'started': 1, 'rounds': 0, 'seasons': 0}",
+        "Task tournaments.tasks.play_matches[1] succeeded in 0.01s: None"]
+    assert len([line for line in said if "play_matches" in line]) == 3
+    assert said[-1] == "Task tournaments.tasks.expire_deadlines[1] retry: lost"

@@ -42,6 +42,12 @@ class TokenAuthentication(authentication.BaseAuthentication):
         return f'{self.keyword} realm="api"'
 
 
+def bearer_sent(request) -> bool:
+    """Whether the request carries ``Authorization: Bearer ...`` (valid or not)."""
+    header = authentication.get_authorization_header(request).split()
+    return bool(header) and header[0].lower() == TokenAuthentication.keyword.lower().encode()
+
+
 def scopes(request) -> frozenset[str]:
     """What the caller may do with its credentials: every scope for a session, the token's
     scopes for a token, none when anonymous."""

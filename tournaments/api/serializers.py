@@ -9,7 +9,7 @@ from django.conf import settings
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from tournaments import permissions, selectors
+from tournaments import permissions, ratings, selectors
 from tournaments.models import (
     ApiToken, AuditEvent, Entry, League, Match, Player, Rating, RatingChange, RatingLadder, ResultSubmission, Round,
     Season, Seat, Tournament,
@@ -80,6 +80,8 @@ class PlayerUpdateSerializer(serializers.Serializer):
 class LadderSerializer(serializers.ModelSerializer):
     owner = _Username()
     organisers = _Usernames()
+    system = serializers.ChoiceField(choices=sorted(ratings.SYSTEMS), default="elo",
+                                     help_text="the rating system: elo (the default) or openskill (Plackett-Luce)")
 
     class Meta:
         model = RatingLadder

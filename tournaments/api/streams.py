@@ -42,6 +42,18 @@ log = logging.getLogger(__name__)
 
 RETRY_MILLISECONDS = 2000  # what an EventSource waits before it reconnects
 
+# Set once the server is stopping (tournaments/asgi.py, at SIGTERM or SIGINT): every stream of
+# the process ends at its next look, within a moment, and its client resumes with Last-Event-ID
+# on another process or this one restarted; the server does not wait STREAM_MAX_SECONDS for them.
+stopping = threading.Event()
+
+
+def stop_all() -> None:
+    """End every stream of this process now (the server is stopping): each is woken, looks at
+    its feed a last time and ends; one opened from now on ends after its first look."""
+    stopping.set()
+    events.hub().wake_all()
+
 # The paths of the event streams. A deployment sends these to the ASGI server (uvicorn: a
 # connection held on its event loop) and every other request to the WSGI server (gunicorn:
 # plain requests at a fraction of the CPU); docker/nginx.conf routes by this very expression.
@@ -276,7 +288,7 @@ class _Pace:
         return b"".join(chunks)
 
     def over(self) -> bool:
-        return (self.feed.done or not self.follow
+        return (self.feed.done or not self.follow or stopping.is_set()
                 or time.monotonic() - self.started >= settings.STREAM_MAX_SECONDS)
 
     def keep_alive(self, woke: bool) -> bytes:

@@ -4,6 +4,7 @@ decided by tournaments.permissions; what each caller is shown, by the serializer
 from __future__ import annotations
 
 import django_filters
+from django_filters.rest_framework import DjangoFilterBackend
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
@@ -11,7 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import authentication, generics, mixins, permissions as drf_permissions, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.exceptions import AuthenticationFailed, NotFound, PermissionDenied, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
@@ -51,6 +52,12 @@ STREAM_PARAMETERS = [
     OpenApiParameter("follow", bool, required=False,
                      description="false: send what there is now and close (default true: follow until over)"),
 ]
+YOUR_TURN = OpenApiParameter("your_turn", bool, description="only the seats awaited now")
+
+
+def query_names(parameters: list[OpenApiParameter]) -> tuple[str, ...]:
+    """The query parameters among an operation's documented ``parameters`` (not its headers)."""
+    return tuple(p.name for p in parameters if p.location == OpenApiParameter.QUERY)
 
 
 def caller_of(request) -> rules.Caller:
@@ -70,6 +77,19 @@ def url_id(value) -> int | None:
     return int(text) if whole_number(text, 18) else None
 
 
+_QUERY_PARAMETERS: dict[tuple[type, str], frozenset[str]] = {}
+
+
+def refuse_unknown_parameters(request, known: frozenset[str]) -> None:
+    """400 naming each query parameter the endpoint does not take (a misspelt filter would
+    otherwise be ignored, and the whole list answered as if it were the one asked for)."""
+    unknown = sorted(set(request.query_params) - known)
+    if unknown:
+        takes = ", ".join(sorted(known)) or "none"
+        raise ValidationError({name: [f"{name} is not a parameter of this endpoint (it takes {takes})"]
+                               for name in unknown})
+
+
 class ReadOrAuthenticated(drf_permissions.IsAuthenticatedOrReadOnly):
     """Anyone may browse; changing anything needs a signed-in user (then each action checks
     what that user may do: tournaments.permissions)."""
@@ -77,10 +97,46 @@ class ReadOrAuthenticated(drf_permissions.IsAuthenticatedOrReadOnly):
 
 class ApiViewSet(viewsets.GenericViewSet):
     permission_classes = [ReadOrAuthenticated]
+    #: The actions besides ``list`` that answer a page (docs/api.md, "Lists"): they take its
+    #: parameters (``limit``, ``offset`` or ``cursor``).
+    page_actions: frozenset[str] = frozenset()
+    #: The query parameters an action takes beyond its pages and its filters, as its
+    #: ``extend_schema(parameters=...)`` documents them (tests/tournaments/test_api_query.py holds
+    #: the two equal).
+    action_parameters: dict[str, tuple[str, ...]] = {}
 
     @property
     def caller(self) -> rules.Caller:
         return caller_of(self.request)
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method in ("GET", "HEAD") and request.query_params:
+            refuse_unknown_parameters(request, self.query_parameters())
+
+    def query_parameters(self) -> frozenset[str]:
+        """What this GET takes in its query string: DRF's ``format``, the action's own
+        parameters, its page's and, for a top-level list, its filters' and ``ordering``: exactly
+        what /api/schema/ documents for it. The same for every request of the action: worked
+        out once a process."""
+        key = (type(self), self.action)
+        if key not in _QUERY_PARAMETERS:
+            _QUERY_PARAMETERS[key] = self._query_parameters()
+        return _QUERY_PARAMETERS[key]
+
+    def _query_parameters(self) -> frozenset[str]:
+        names = {api_settings.URL_FORMAT_OVERRIDE, *self.action_parameters.get(self.action, ())}
+        if self.action == "list":
+            for backend in (backend_class() for backend_class in self.filter_backends):
+                if isinstance(backend, DjangoFilterBackend):
+                    queryset = self.queryset if self.queryset is not None else self.get_queryset()
+                    filterset = backend.get_filterset_class(self, queryset)
+                    names.update(filterset.base_filters if filterset is not None else ())
+                else:
+                    names.update(parameter["name"] for parameter in backend.get_schema_operation_parameters(self))
+        if (self.action == "list" or self.action in self.page_actions) and self.paginator is not None:
+            names.update(parameter["name"] for parameter in self.paginator.get_schema_operation_parameters(self))
+        return frozenset(names)
 
     def get_serializer_context(self):
         return {**super().get_serializer_context(), "caller": self.caller}
@@ -162,6 +218,8 @@ class LadderViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     filterset_fields = ["game", "slug", "system"]
     filter_backends = ORDERED
     ordering_fields = ["name", "slug", "created_at", "id"]
+    page_actions = frozenset({"organisers", "leaderboard", "history"})
+    action_parameters = {"export": query_names(EXPORT_PARAMETERS)}
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "creating a ladder needs the organise scope")
@@ -259,6 +317,8 @@ class TournamentViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.R
     filterset_class = TournamentFilter
     filter_backends = ORDERED
     ordering_fields = ["name", "starts_at", "created_at", "id"]
+    page_actions = frozenset({"organisers", "standings", "rounds", "audit", "entries"})
+    action_parameters = {"export": query_names(EXPORT_PARAMETERS)}
     lookup_value_regex = r"\d+"
 
     def _organised(self) -> Tournament:
@@ -403,11 +463,25 @@ class EntryViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         return Response(s.EntrySerializer(entry).data)
 
 
+class MatchFilter(django_filters.FilterSet):
+    """A match's filters are named as its fields: ``tournament`` (its id), ``round`` (the
+    round's number), ``status``."""
+
+    tournament = django_filters.NumberFilter(field_name="round__tournament", label="the tournament's id")
+    round = django_filters.NumberFilter(field_name="round__number", label="the round's number")
+
+    class Meta:
+        model = Match
+        fields = ["tournament", "round", "status"]
+
+
 class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet):
     queryset = Match.objects.select_related("round__tournament").prefetch_related("seats__player")
     serializer_class = s.MatchSerializer
     pagination_class = cursor_by("id")  # in the order made: a page never repeats nor skips a match
-    filterset_fields = ["status", "round__tournament", "round__number"]
+    filterset_class = MatchFilter
+    page_actions = frozenset({"submissions"})
+    action_parameters = {"events": query_names(STREAM_PARAMETERS), "seat_events": query_names(STREAM_PARAMETERS)}
 
     @extend_schema(responses={200: s.ReplaySerializer, 409: OpenApiResponse(description="not yet: the reason")})
     @action(detail=True)
@@ -625,6 +699,7 @@ class LeagueViewSet(mixins.CreateModelMixin, mixins.ListModelMixin, mixins.Retri
     filterset_fields = ["game"]
     filter_backends = ORDERED
     ordering_fields = ["name", "created_at", "id"]
+    page_actions = frozenset({"organisers", "seasons"})
 
     def perform_create(self, serializer):
         require(self.caller.can(rules.ORGANISE), "creating a league needs the organise scope")
@@ -666,9 +741,9 @@ class OnlineSeatViewSet(ApiViewSet):
     permission_classes = [drf_permissions.IsAuthenticated]
     serializer_class = s.OnlineSeatSerializer
     queryset = Seat.objects.none()  # for the schema; each caller sees their own
+    action_parameters = {"list": query_names([YOUR_TURN]), "events": query_names(STREAM_PARAMETERS)}
 
-    @extend_schema(responses=s.OnlineSeatSerializer(many=True),
-                   parameters=[OpenApiParameter("your_turn", bool, description="only the seats awaited now")])
+    @extend_schema(responses=s.OnlineSeatSerializer(many=True), parameters=[YOUR_TURN])
     def list(self, request):
         seats = selectors.online_seats(request.user, self.caller.bot_id)
         your_turn = request.query_params.get("your_turn")
@@ -702,6 +777,15 @@ class TokenViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.Crea
     throttle_scope = "tokens"
 
     queryset = ApiToken.objects.none()  # for the schema; each caller sees their own
+
+    def permission_denied(self, request, message=None, code=None):
+        # A token was sent, and these endpoints never take one: say so, rather than DRF's
+        # "credentials were not provided".
+        if auth.bearer_sent(request) and not request.successful_authenticator:
+            raise AuthenticationFailed(
+                "tokens are made and managed with the account's username and password (HTTP Basic, e.g. "
+                "curl -u username:password) or from a signed-in session, never with a token")
+        super().permission_denied(request, message, code)
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):

@@ -52,6 +52,7 @@ class WebhookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
     serializer_class = WebhookSerializer
     permission_classes = [permissions.IsAuthenticated]
     queryset = Webhook.objects.none()  # for the schema; each caller sees their own
+    page_actions = frozenset({"deliveries"})
 
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):

@@ -19,13 +19,18 @@ RatingSystem = Union[EloSystem, PlackettLuceSystem]
 
 SYSTEMS: dict[str, type] = {EloSystem.name: EloSystem, PlackettLuceSystem.name: PlackettLuceSystem}
 
+# The name openskill's ladders were stored under until migration 0012 renamed them: read by the
+# migrations before it, never accepted from a caller.
+STORED_NAMES = {"openskill_plackett_luce": PlackettLuceSystem.name}
+
 
 def system_from_json(data: Mapping[str, Any]) -> RatingSystem:
     """The configuration ``system.to_json()`` wrote; an unknown system or parameter is an error."""
     name = data.get("system")
+    name = STORED_NAMES.get(name, name)
     if name not in SYSTEMS:
         raise ValueError(f"unknown rating system {name!r}; known: {', '.join(sorted(SYSTEMS))}")
-    return SYSTEMS[name].from_json(dict(data))
+    return SYSTEMS[name].from_json({**data, "system": name})
 
 
 def rate_match(

@@ -29,7 +29,7 @@ class PlackettLuceSystem:
     """A ladder's openskill Plackett-Luce configuration; the parameters are openskill's own
     (defaults: μ 25, σ 25/3, β 25/6, κ 0.0001, τ 25/300)."""
 
-    name: ClassVar[str] = "openskill_plackett_luce"
+    name: ClassVar[str] = "openskill"
 
     version: int = 1
     mu: float = 25.0

@@ -30,7 +30,7 @@ def ladder_create(
         engine.game(game)
     except engine.UnknownGame as exc:
         raise ServiceError(str(exc), "game") from None
-    if system not in ratings.SYSTEMS:
+    if system not in ratings.SYSTEMS:  # only today's names: a stored one is the migrations' to read
         raise ServiceError(f"system must be one of {', '.join(sorted(ratings.SYSTEMS))}", "system")
     try:
         rating_system = ratings.system_from_json({**(config or {}), "system": system})

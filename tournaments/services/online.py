@@ -465,6 +465,8 @@ def deadlines_expire(*, now=None, match_ids=None) -> Progress:
                          + (" and its bank" if table.tournament.bank_seconds else ""))
             AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, action="move_timeout",
                                       detail={"seat": turn, "policy": policy_bot or "forfeit"})
+            log.info("match %s: seat %s ran out of time, %s", match.pk, turn,
+                     f"{policy_bot} moved for it" if policy_bot else "forfeited")
             progress += _advance(table)  # the next seat's clock, or the service's turn, or the end
             progress += _finish_if_over(table)
             _announce(table)

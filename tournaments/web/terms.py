@@ -70,7 +70,7 @@ TIEBREAK_NAMES = {
     standings.HEAD_TO_HEAD: _("Head-to-head"),
     standings.WINS: _("Wins"),
 }
-RATING_SYSTEMS = {"elo": "Elo", "openskill_plackett_luce": "OpenSkill (Plackett-Luce)"}
+RATING_SYSTEMS = {"elo": "Elo", "openskill": "OpenSkill (Plackett-Luce)"}
 
 
 def game_name(game: str) -> str:

@@ -114,7 +114,7 @@ def test_a_configuration_is_immutable():
         {"system": "elo", "k_factor": 32},
         {"system": "elo", "k": "24"},
         {"system": "elo", "k": -1},
-        {"system": "openskill_plackett_luce", "sigma": 0},
+        {"system": "openskill", "sigma": 0},
     ],
 )
 def test_an_unknown_or_invalid_configuration_is_a_clear_error(data):

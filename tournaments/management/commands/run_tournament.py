@@ -35,6 +35,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 import engine
+from tournaments import ratings
 from tournaments.models import Match, Player, RatingChange, RatingLadder, Round, Tournament
 from tournaments.services import ServiceError
 from tournaments.selectors import (
@@ -414,7 +415,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, help="tournament seed (default 1)")
         parser.add_argument("--name", help="tournament name (default: game, format and seed)")
         parser.add_argument("--slug", help="tournament slug (default: from the name); refused if it is taken")
-        parser.add_argument("--rating", help="rating system of a new ladder: elo (default) or openskill")
+        parser.add_argument("--rating", choices=sorted(ratings.SYSTEMS),
+                            help="rating system of a new ladder: elo (default) or openskill")
         parser.add_argument("--ladder", metavar="SLUG",
                             help="rate on this ladder, shared with the other tournaments it rates (created if new); "
                                  "default: a fresh ladder named after the tournament")

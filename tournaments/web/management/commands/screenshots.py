@@ -177,7 +177,7 @@ def club() -> list[tuple[str, str, str]]:
     piazza = _play(_tournament("Coppa Piazza", "coppa-piazza", bots[:12], game="piazza", table_size=2,
                                format="single_elimination", format_config={}, options={},
                                ladder=ladder_create(slug="piazza-open", name="Piazza open", game="piazza",
-                                                    system="openskill_plackett_luce")))
+                                                    system="openskill")))
     spacca = _play(_tournament("Spacca il mazzo double", "spacca-double", bots[4:12], game="spacca_il_mazzo",
                                table_size=2, format="double_elimination", format_config={},
                                options={"turn_limit": 200},
