@@ -186,3 +186,56 @@ def test_with_the_caches_redis_stopped_reads_and_moves_answer_and_budgets_count_
     assert caplog.text.count("cannot be reached") == 1
     anonymous = APIClient()
     assert [anonymous.get("/api/").status_code for _ in range(6)] == [200] * 5 + [429]  # counted here
+
+
+def test_a_real_redis_stopped_under_the_cache_stops_no_read_and_counts_again_once_it_is_back(settings, caplog,
+                                                                                              monkeypatch):
+    """The same with a Redis server of the test's own, stopped while requests come and started
+    again: reads answer throughout, and once Redis answers again (after the fallback's few
+    seconds) the budgets count in it again."""
+    import shutil
+    import socket
+    import subprocess
+
+    import redis
+
+    import tournaments.cache as kept_cache
+
+    if not shutil.which("redis-server"):
+        pytest.skip("redis-server is not on this machine")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+
+    def start():
+        server = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                                   "--appendonly", "no"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis(port=port)
+        for _ in range(100):
+            try:
+                client.ping()
+                return server
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise AssertionError("redis-server did not start")
+
+    monkeypatch.setattr(kept_cache, "fallback", kept_cache._Fallback())
+    monkeypatch.setattr(kept_cache, "RETRY_SECONDS", 0.5)
+    settings.CACHES = {**settings.CACHES, "default": {"BACKEND": "tournaments.cache.RedisCache",
+                                                      "LOCATION": f"redis://127.0.0.1:{port}/0", "KEY_PREFIX": "m"}}
+    server = start()
+    try:
+        reader = APIClient()
+        assert reader.get("/api/").status_code == 200
+        assert redis.Redis(port=port).dbsize() > 0  # counted in Redis
+        server.kill()
+        server.wait()
+        assert [reader.get("/api/").status_code for _ in range(3)] == [200] * 3
+        assert "cannot be reached" in caplog.text
+        server = start()
+        time.sleep(0.6)  # the fallback's wait
+        assert reader.get("/api/").status_code == 200
+        assert redis.Redis(port=port).dbsize() > 0  # counted in Redis again
+    finally:
+        server.kill()
+        server.wait()
