@@ -95,6 +95,9 @@ def test_gunicorn_as_compose_runs_it_serves_the_static_files_and_refuses_event_s
     to an hour, is refused at once, 503, naming the ASGI server that serves it (STREAMS_URL)."""
     command = server_command("web", free_port(), workers=1)
     env = deployed_env(MAZZIERE_SQLITE_PATH=str(tmp_path / "db.sqlite3"), STREAMS_URL="http://127.0.0.1:8001")
+    # Migrated, as a deployment is: the embedded worker's clock (no broker here) checks its tables.
+    subprocess.run([sys.executable, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True,
+                   capture_output=True, timeout=300)
     with tempfile.TemporaryFile() as log:
         server, url = start_server(command, env, log)
         try:
