@@ -179,7 +179,7 @@ def test_each_service_runs_its_server_behind_the_proxy(compose):
     assert services["proxy"]["ports"] == ["8000:80"] and "web" in services["proxy"]["depends_on"]
     conf = (DOCKER / "nginx.conf").read_text()
     assert "server web:8000;" in conf and "server streams:8001;" in conf
-    for name in ("web", "streams", "worker", "beat"):
+    for name in ("web", "streams", "worker", "clocks", "webhooks", "beat"):
         env = services[name]["environment"]
         assert env["API_NUM_PROXIES"] == "1", name  # one proxy in front: its address is not the caller's
         config = database_config(env, base_dir=Path("/app"))  # the service's settings are valid
@@ -188,6 +188,21 @@ def test_each_service_runs_its_server_behind_the_proxy(compose):
     assert web["CONN_MAX_AGE"] == 600 and "pool" not in web.get("OPTIONS", {})  # a connection per thread, kept
     streams = database_config(services["streams"]["environment"], base_dir=Path("/app"))
     assert streams["OPTIONS"]["pool"]["max_size"] >= 1
+
+
+def test_each_class_of_work_has_a_worker_of_its_own(compose):
+    """Matches, clocks and webhooks each have a worker consuming their queue and nothing else:
+    a receiver that never answers holds only the webhooks worker (docker/compose.yaml says why)."""
+    from django.conf import settings
+
+    consumed = {}
+    for name, service in compose["services"].items():
+        words = service.get("command", "").split() if isinstance(service.get("command"), str) else []
+        if words[:4] == ["celery", "-A", "tournaments", "worker"]:
+            consumed[name] = words[words.index("-Q") + 1].split(",")
+    assert consumed == {"worker": [settings.MATCH_QUEUE], "clocks": [settings.CLOCK_QUEUE],
+                        "webhooks": [settings.WEBHOOK_QUEUE]}
+    assert len({settings.MATCH_QUEUE, settings.CLOCK_QUEUE, settings.WEBHOOK_QUEUE}) == 3
 
 
 def test_uvicorn_never_takes_the_callers_address_from_a_header(compose):

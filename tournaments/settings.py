@@ -233,8 +233,18 @@ globals().update(celery_config(os.environ))
 # A worker owns a match it plays for this long; a match whose worker died is played again
 # once its lease has run out (tournaments.services.leases).
 MATCH_LEASE_SECONDS = float(os.environ.get("MATCH_LEASE_SECONDS", "300"))
-# The Celery queue bot matches are sent to (workers consume it: `celery worker -Q celery`).
+# Each class of work has its own Celery queue, so that one class's slow work delays only its
+# own: matches, bot and online (MATCH_QUEUE); the clocks and housekeeping Celery beat sends
+# (CLOCK_QUEUE: online deadlines every DEADLINE_CHECK_SECONDS, dead workers' matches, the
+# schedule's tick), which must find a worker free at once; webhook deliveries (WEBHOOK_QUEUE),
+# which wait on their receivers. Tasks are routed by name (tournaments.services.dispatch.route,
+# reading these settings when a task is sent). A worker consumes the queues named by its -Q,
+# all three without one; docker/compose.yaml runs a worker for each.
 MATCH_QUEUE = os.environ.get("MATCH_QUEUE", "celery")
+CLOCK_QUEUE = os.environ.get("CLOCK_QUEUE", "clocks")
+WEBHOOK_QUEUE = os.environ.get("WEBHOOK_QUEUE", "webhooks")
+CELERY_TASK_ROUTES = ("tournaments.services.dispatch.route",)
+CELERY_TASK_QUEUES = {queue: {} for queue in (MATCH_QUEUE, CLOCK_QUEUE, WEBHOOK_QUEUE)}
 # Bot matches go to the workers in batches of at most MATCH_BATCH_SIZE, a round spread over at
 # least MATCH_BATCH_SPREAD tasks (set it to the number of worker processes); a worker records
 # what it has played every MATCH_FLUSH_SECONDS (tournaments.services.dispatch and .play).
@@ -294,7 +304,15 @@ STREAMS_URL = os.environ.get("STREAMS_URL", "")
 # Without a broker, web processes run the tasks their requests send in a background thread
 # (tournaments/embedded.py); true or false forces it anywhere (the tests turn it off).
 EMBEDDED_WORKER = env_bool(os.environ, "EMBEDDED_WORKER", True) if "EMBEDDED_WORKER" in os.environ else None
-# How often Celery beat sends the webhook deliveries due (retries, and any whose worker died).
+# Webhook deliveries (tournaments.services.webhooks; docs/api.md, "Webhooks"): a receiver has
+# WEBHOOK_TIMEOUT_SECONDS for the whole of each POST (connecting, the request, every byte of
+# its answer); a task POSTs up to WEBHOOK_SENDERS deliveries at once, and a receiver is sent
+# at most WEBHOOK_RECEIVER_CONNECTIONS at once by all the workers together. Celery beat sends
+# the deliveries due (retries, those of failing receivers, any whose worker died) every
+# WEBHOOK_RETRY_SECONDS.
+WEBHOOK_TIMEOUT_SECONDS = positive_seconds(os.environ, "WEBHOOK_TIMEOUT_SECONDS", 10.0)
+WEBHOOK_SENDERS = max(1, int(os.environ.get("WEBHOOK_SENDERS", "8")))
+WEBHOOK_RECEIVER_CONNECTIONS = max(1, int(os.environ.get("WEBHOOK_RECEIVER_CONNECTIONS", "4")))
 WEBHOOK_RETRY_SECONDS = float(os.environ.get("WEBHOOK_RETRY_SECONDS", "10"))
 CELERY_BEAT_SCHEDULE = {
     "reclaim-matches": {"task": "tournaments.tasks.reclaim_matches", "schedule": RECLAIM_INTERVAL_SECONDS},

@@ -98,15 +98,16 @@ def move_online_bots(match_id: int) -> None:
 
 @shared_task(acks_late=True, ignore_result=True)
 def send_webhooks(delivery_ids: list[int]) -> None:
-    """POST webhook deliveries just written (services.webhooks). Safe to run twice: a delivery
-    is claimed before it is sent, and one sent is not due again."""
+    """POST webhook deliveries just written (services.webhooks), on the webhooks queue
+    (WEBHOOK_QUEUE), several at once. Safe to run twice: each delivery is claimed just before
+    its POST, and one sent is not due again."""
     deliveries_send(delivery_ids=delivery_ids)
 
 
 @shared_task(acks_late=True, ignore_result=True)
 def retry_webhooks() -> None:
-    """Periodic (Celery beat, every WEBHOOK_RETRY_SECONDS): send the webhook deliveries due, the
-    retries and any whose worker died."""
+    """Periodic (Celery beat, every WEBHOOK_RETRY_SECONDS; the webhooks queue): send the webhook
+    deliveries due: the retries, failing receivers' new ones, any whose worker died."""
     deliveries_send()
 
 

@@ -18,16 +18,26 @@ otherwise). Redirects are never followed, whoever answers them: a 3xx is the ans
 :func:`failure` words a failed request in its caller's terms (never the address a name
 resolved to, nor a file of ours). The tournament service applies :func:`why_not_public` when
 a bot or a webhook is registered.
+
+Time: :func:`opener`'s ``timeout`` bounds the whole exchange, not each read. It is a deadline
+from the moment the connection is made: connecting, TLS's handshake, sending the request, the
+status line, the headers and every read of the body are each given what is left of it, and
+none is left is a timeout. A server that trickles its answer a byte at a time (each read
+answered well within a per-read timeout) is cut off at the deadline like one that never
+answers.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import http.client
+import io
 import ipaddress
 import re
 import socket
 import ssl
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -142,26 +152,106 @@ def _public_connection(address, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, source_a
     raise error or OSError(f"{host}: no address")
 
 
-class _PublicHTTPConnection(http.client.HTTPConnection):
-    def __init__(self, *args, **kwargs):
+def _left(deadline: float) -> float:
+    """The seconds left before ``deadline`` (time.monotonic()); none left is a timeout."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("timed out")
+    return left
+
+
+class _ReadInTime(io.RawIOBase):
+    """A socket's reads (its SocketIO ``raw``), each given what is left of ``deadline`` as
+    the socket's timeout: an answer read in any number of reads takes no longer in all."""
+
+    def __init__(self, raw: io.RawIOBase, sock: socket.socket, deadline: float) -> None:
+        super().__init__()
+        self.raw, self.sock, self.deadline = raw, sock, deadline
+
+    def readable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.raw.fileno()
+
+    def readinto(self, buffer) -> int | None:
+        self.sock.settimeout(_left(self.deadline))
+        return self.raw.readinto(buffer)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.raw.close()
+        super().close()
+
+
+class _AnswerInTime(http.client.HTTPResponse):
+    """An answer whose every read (status line, headers, body) ends by ``deadline``."""
+
+    def __init__(self, sock, *args, deadline: float, **kwargs) -> None:
+        super().__init__(sock, *args, **kwargs)
+        self.fp = io.BufferedReader(_ReadInTime(self.fp.detach(), sock, deadline))
+
+
+class _InTime:
+    """An HTTP connection whose ``timeout`` is a deadline for the whole exchange, counted from
+    the connection's making (urllib makes one per request): connecting, the TLS handshake
+    (one call, which Python bounds as a whole by the socket's timeout), every send and every
+    read of the answer get what is left of it. ``connect_socket`` makes the socket
+    (socket.create_connection, or :func:`_public_connection`)."""
+
+    connect_socket = staticmethod(socket.create_connection)
+    deadline: float | None = None  # none without a timeout (socket._GLOBAL_DEFAULT_TIMEOUT)
+
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._create_connection = _public_connection
+        if isinstance(self.timeout, (int, float)):
+            self.deadline = time.monotonic() + self.timeout
+            self._create_connection = self._connect_in_time
+            self.response_class = functools.partial(_AnswerInTime, deadline=self.deadline)
+
+    def _connect_in_time(self, address, timeout, source_address=None):
+        sock = self.connect_socket(address, _left(self.deadline), source_address)  # bounded by what is left
+        sock.settimeout(_left(self.deadline))  # what TLS's handshake, or the first send, may take
+        return sock
+
+    def send(self, data) -> None:
+        if self.sock is not None and self.deadline is not None:
+            self.sock.settimeout(_left(self.deadline))
+        super().send(data)
 
 
-class _PublicHTTPSConnection(http.client.HTTPSConnection):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._create_connection = _public_connection  # TLS still checks the name, not the address
+class _HTTPConnection(_InTime, http.client.HTTPConnection):
+    pass
 
 
-class _PublicHTTPHandler(urllib.request.HTTPHandler):
+class _HTTPSConnection(_InTime, http.client.HTTPSConnection):
+    pass
+
+
+class _PublicHTTPConnection(_HTTPConnection):
+    connect_socket = staticmethod(_public_connection)
+
+
+class _PublicHTTPSConnection(_HTTPSConnection):
+    connect_socket = staticmethod(_public_connection)  # TLS still checks the name, not the address
+
+
+class _HTTPHandler(urllib.request.HTTPHandler):
+    def __init__(self, connection: type[http.client.HTTPConnection]) -> None:
+        super().__init__()
+        self.connection = connection
+
     def http_open(self, req):
-        return self.do_open(_PublicHTTPConnection, req)
+        return self.do_open(self.connection, req)
 
 
-class _PublicHTTPSHandler(urllib.request.HTTPSHandler):
+class _HTTPSHandler(urllib.request.HTTPSHandler):
+    def __init__(self, connection: type[http.client.HTTPSConnection]) -> None:
+        super().__init__()
+        self.connection = connection
+
     def https_open(self, req):
-        return self.do_open(_PublicHTTPSConnection, req, context=self._context)
+        return self.do_open(self.connection, req, context=self._context)
 
 
 def _opener(*handlers: urllib.request.BaseHandler) -> urllib.request.OpenerDirector:
@@ -175,14 +265,16 @@ def _opener(*handlers: urllib.request.BaseHandler) -> urllib.request.OpenerDirec
     return director
 
 
-_OPENER = _opener(urllib.request.HTTPHandler(), urllib.request.HTTPSHandler())
-_PUBLIC_OPENER = _opener(_PublicHTTPHandler(), _PublicHTTPSHandler())
+_OPENER = _opener(_HTTPHandler(_HTTPConnection), _HTTPSHandler(_HTTPSConnection))
+_PUBLIC_OPENER = _opener(_HTTPHandler(_PublicHTTPConnection), _HTTPSHandler(_PublicHTTPSConnection))
 
 
 def opener(public_only: bool) -> urllib.request.OpenerDirector:
     """The URL opener the service's outgoing POSTs use (HTTP bots, webhooks): no proxy, no
     redirects (a host exempt from the rule is exempt for itself, not for where it points) and,
-    with ``public_only``, every connection checked to go to a public address."""
+    with ``public_only``, every connection checked to go to a public address. Its ``timeout``
+    bounds the whole exchange, the answer's reads through the response included (the
+    module's "Time")."""
     return _PUBLIC_OPENER if public_only else _OPENER
 
 
@@ -230,9 +322,9 @@ def timed_out(exc: BaseException) -> bool:
 class HttpBot(ExternalBot):
     """A bot behind a URL: every message is POSTed as JSON; ``act`` is answered in the body.
 
-    The transport errors (refused connection, an HTTP error status) are ``crash``; no answer
-    within the allowance is ``timeout``; an answer bigger than ``answer_bytes`` is
-    ``output_limit``. ``start`` and ``finish`` answers are ignored (any 2xx will do).
+    The transport errors (refused connection, an HTTP error status) are ``crash``; no whole
+    answer within the allowance (the request's deadline: :func:`opener`) is ``timeout``; an
+    answer bigger than ``answer_bytes`` is ``output_limit``. ``start`` and ``finish`` answers are ignored (any 2xx will do).
 
     With ``public_only``, the bot may only be reached at public internet addresses: a URL whose
     host is not :func:`host_may_be_public` or resolves, at connection time, to an address that

@@ -114,3 +114,47 @@ def test_an_http_bot_nobody_answers_for_is_a_crash_at_start():
     outcome = play(table_with(bots.create("http", game=GAME, url=url, limits=FAST)))
     assert outcome.forfeits[0].reason == "crash"
     assert outcome.forfeits[0].at_decision == 0
+
+
+def test_an_http_bot_that_trickles_its_answer_is_cut_off_when_its_time_is_up():
+    # The defect: each read of the answer had the decision's whole allowance, not the answer:
+    # a bot sending its action a byte every 0.3 s (each byte well within the allowance) held
+    # the table for the whole answer, 12 s, before forfeiting for its time.
+    rng = random.Random(0)
+    stop = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            message = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            acts = message["type"] == "act"
+            body = json.dumps({"action": rng.choice(message["view"]["legal_actions"])} if acts else {}).encode()
+            body = body.ljust(40)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                for byte in body if acts else [body]:
+                    self.wfile.write(bytes([byte]) if acts else byte)
+                    if stop.wait(0.3 if acts else 0):
+                        return
+            except OSError:
+                pass  # cut off
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/bot"
+    try:
+        began = time.monotonic()
+        outcome = play(table_with(bots.create("http", game=GAME, url=url, limits=FAST), seat=2))
+        took = time.monotonic() - began
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+    assert outcome.forfeits[2].reason == "timeout" and outcome.forfeits[2].at_decision == 0
+    # Its first decision's allowance: start-up, the decision and the bank (2.5 s), then cut.
+    assert took < 2.5 + 1.5, took

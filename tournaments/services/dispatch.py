@@ -35,6 +35,34 @@ OPEN_ONLINE = "tournaments.tasks.open_online_matches"  # the task that opens onl
 MOVE_ONLINE = "tournaments.tasks.move_online_bots"  # the task that plays an online match's service turns
 SEND_WEBHOOKS = "tournaments.tasks.send_webhooks"  # the task that POSTs webhook deliveries
 
+# Each task's class of work, named by the setting that names its queue (settings.py): a batch
+# of long matches, or a receiver that answers slowly, holds only the workers of its own queue;
+# the clocks Celery beat sends every second never wait behind either.
+QUEUE_SETTING = {
+    PLAY_MATCHES: "MATCH_QUEUE",
+    "tournaments.tasks.play_match": "MATCH_QUEUE",
+    OPEN_ONLINE: "MATCH_QUEUE",
+    MOVE_ONLINE: "MATCH_QUEUE",
+    "tournaments.tasks.expire_deadlines": "CLOCK_QUEUE",
+    "tournaments.tasks.reclaim_matches": "CLOCK_QUEUE",
+    "tournaments.tasks.tick": "CLOCK_QUEUE",
+    SEND_WEBHOOKS: "WEBHOOK_QUEUE",
+    "tournaments.tasks.retry_webhooks": "WEBHOOK_QUEUE",
+}
+
+
+def queue(name: str) -> str:
+    """The queue the task ``name`` goes to: its class of work's (QUEUE_SETTING), read from the
+    settings when it is sent (a test or a command may change them)."""
+    return getattr(settings, QUEUE_SETTING[name])
+
+
+def route(name, args, kwargs, options, task=None, **kw) -> dict | None:
+    """Celery's router (settings.CELERY_TASK_ROUTES): every task of ours, sent by a service, a
+    task or Celery beat, goes to its class of work's queue (:func:`queue`); Celery's own go to
+    its default queue. A queue named where a task is sent wins."""
+    return {"queue": queue(name)} if name in QUEUE_SETTING else None
+
 
 def batches(ids: list[int], *, size: int, spread: int) -> list[list[int]]:
     """Split ``ids`` into consecutive batches of at most ``size``, and into at least
@@ -165,10 +193,10 @@ def _send(name: str, args: tuple) -> None:
     if embedded.active():
         embedded.submit(task, args)
     elif not settings.CELERY_BROKER_URL:
-        task.apply_async(args, queue=settings.MATCH_QUEUE)  # eager: runs here, its errors are ours
+        task.apply_async(args, queue=queue(name))  # eager: runs here, its errors are ours
     else:
         try:
-            task.apply_async(args, queue=settings.MATCH_QUEUE)
+            task.apply_async(args, queue=queue(name))
         except Exception:  # noqa: BLE001 - kombu's and redis's errors alike: the rows are the truth
             log.warning("the broker did not take %s%r: the periodic checks will find it again", name, args,
                         exc_info=True)

@@ -8,10 +8,16 @@ then retried by Celery beat with backoff), signed with the webhook's secret:
 
     X-Mazziere-Signature: sha256=<hex HMAC-SHA256(secret, "<X-Mazziere-Timestamp>." + body)>
 
-A delivery is claimed before it is sent and its outcome recorded after, each in its own
-transaction, so a task run twice sends nothing twice; a worker killed between the POST and the
-record leaves the claim to run out and the delivery is sent again (at least once: receivers
-deduplicate on X-Mazziere-Delivery). URLs are held to the HTTP bots' rule: public addresses
+Deliveries go to the workers of their own queue (WEBHOOK_QUEUE), so a slow receiver holds no
+worker of matches or clocks. A run POSTs several at once, each POST bounded as a whole by
+WEBHOOK_TIMEOUT_SECONDS, a receiver at most WEBHOOK_RECEIVER_CONNECTIONS at once, and a
+receiver that is failing is sent its deliveries by the beat's sweep only, where it runs
+(``deliveries_send``).
+Each delivery is claimed just before its POST, for that POST's deadline and a margin, and its
+outcome recorded as soon as it ends, each in its own transaction: a task run twice, or a sweep
+running beside a task, sends nothing twice; only a worker killed (or stopped past the claim)
+between the POST and the record leaves the claim to run out and the delivery is sent again (at
+least once: receivers deduplicate on X-Mazziere-Delivery). URLs are held to the HTTP bots' rule: public addresses
 only (HTTP_BOTS_ALLOWED_HOSTS lists exceptions), checked when a URL is set and at every
 connection; redirects are not followed. A webhook is told of its event only while its owner may
 follow it (tournaments.permissions.follows_webhooks): removing a co-organiser deletes their
@@ -29,11 +35,15 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections import Counter
 from collections.abc import Iterable
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
+from django.db.models import F, Q, Window
+from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from bots.external.http import REDIRECT_REFUSED, failure, opener
@@ -47,12 +57,13 @@ from .players import check_public_url, public_only
 EVENTS = tuple(Webhook.Event.values)
 PING = "ping"  # the test event a webhook's owner sends to check the receiver
 WEBHOOKS_PER_ACCOUNT = 20
-TIMEOUT_SECONDS = 10  # a receiver's time to answer
-CLAIM_SECONDS = 60  # a claimed delivery not recorded by then is sent again (its worker died)
+CLAIM_MARGIN = 20  # seconds a claim outlives its POST's deadline: time to record the outcome
 # The wait before each retry (seconds): about a day in all, then the delivery has failed.
 BACKOFF = (10, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600)
 MAX_ATTEMPTS = len(BACKOFF) + 1
 SEND_BATCH = 100  # deliveries one run sends at most (the next beat sends the rest)
+CLAIMED, BUSY, TAKEN = "claimed", "busy", "taken"  # what _claim found
+_FAILURES = (OSError, http.client.HTTPException, ValueError)  # a POST's; URLError and TimeoutError are OSErrors
 ANSWER_KEPT = 500  # characters of each answer kept in the delivery's log
 UNFOLLOWED = "not sent: the webhook's owner no longer organises its event"
 SIGNATURE_TOLERANCE = 300  # seconds: what docs/api.md tells receivers to accept
@@ -236,25 +247,72 @@ def signature(secret: str, timestamp: str, body: bytes) -> str:
     return "sha256=" + hmac.new(secret.encode(), timestamp.encode() + b"." + body, hashlib.sha256).hexdigest()
 
 
-def _claim(delivery_ids: list[int] | None, now: datetime) -> list[WebhookDelivery]:
-    """Take the deliveries due (of ``delivery_ids``, or any): pending and due, or sending with a
-    claim run out. Locked rows another worker is taking are skipped."""
+def claim_seconds() -> float:
+    """How long a delivery is claimed for when its POST starts: the POST's deadline
+    (WEBHOOK_TIMEOUT_SECONDS) and CLAIM_MARGIN to record its outcome. A claim run out
+    unrecorded (its worker died, or stopped for that long) is sent again."""
+    return settings.WEBHOOK_TIMEOUT_SECONDS + CLAIM_MARGIN
+
+
+def _due(now: datetime) -> Q:
+    """Deliveries due at ``now``: pending and due, or sending under a claim run out."""
+    return (Q(status=WebhookDelivery.Status.PENDING, next_attempt_at__lte=now)
+            | Q(status=WebhookDelivery.Status.SENDING, claimed_until__lte=now))
+
+
+def _swept() -> bool:
+    """Whether Celery beat sweeps the deliveries due (retry_webhooks): where there is a broker,
+    the workers' deployment. On the embedded defaults nothing does."""
+    return bool(settings.CELERY_BROKER_URL)
+
+
+def _candidates(delivery_ids: list[int] | None, now: datetime) -> list[WebhookDelivery]:
+    """The deliveries a run may send (of ``delivery_ids``, or any): due, at most SEND_BATCH,
+    taken from each receiver in turn (every webhook's first due, then every one's second...),
+    so that one receiver's backlog never fills a run. Given ``delivery_ids`` (the task sent
+    for a change's events) where the beat sweeps, none of a failing receiver's (one with a
+    delivery waiting for a retry): the sweep sends those, so a receiver that does not answer
+    holds the sweep's worker, not the one of every change's events."""
+    rows = WebhookDelivery.objects.filter(_due(now))
+    if delivery_ids is not None:
+        rows = rows.filter(pk__in=delivery_ids)
+        if _swept():
+            failing = WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING, attempts__gt=0)
+            rows = rows.exclude(webhook_id__in=failing.values("webhook_id"))
+    turn = Window(RowNumber(), partition_by=[F("webhook_id")], order_by=[F("next_attempt_at").asc(), F("pk").asc()])
+    rows = rows.annotate(turn=turn).select_related("webhook").order_by("turn", "next_attempt_at", "pk")
+    return list(rows[:SEND_BATCH])
+
+
+def _claim(delivery: WebhookDelivery, now: datetime) -> str:
+    """Claim ``delivery`` for its POST, for claim_seconds() from ``now``: CLAIMED; BUSY when
+    its receiver already has WEBHOOK_RECEIVER_CONNECTIONS deliveries in flight (under live
+    claims, any worker's); TAKEN when it is no longer due (sent, or held by another worker).
+    The delivery's row is locked, then its webhook's while the deliveries in flight are
+    counted, so that workers claiming for one receiver count one after another. In that order,
+    as deleting a webhook deletes its deliveries first; FOR NO KEY UPDATE on the webhook, so
+    that the outbox's inserts, which only reference it, go on meanwhile."""
     with transaction.atomic():
-        due = (Q(status=WebhookDelivery.Status.PENDING, next_attempt_at__lte=now)
-               | Q(status=WebhookDelivery.Status.SENDING, claimed_until__lte=now))
-        rows = WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",)).filter(due)
-        if delivery_ids is not None:
-            rows = rows.filter(pk__in=delivery_ids)
-        rows = list(rows.select_related("webhook").order_by("next_attempt_at", "pk")[:SEND_BATCH])
-        WebhookDelivery.objects.filter(pk__in=[r.pk for r in rows]).update(
-            status=WebhookDelivery.Status.SENDING, claimed_until=now + timedelta(seconds=CLAIM_SECONDS))
-        return rows
+        due = WebhookDelivery.objects.select_for_update(skip_locked=True).filter(_due(now), pk=delivery.pk)
+        if not list(due.values_list("pk")):
+            return TAKEN
+        list(Webhook.objects.select_for_update(no_key=True).filter(pk=delivery.webhook_id).values_list("pk"))
+        in_flight = WebhookDelivery.objects.filter(
+            webhook_id=delivery.webhook_id, status=WebhookDelivery.Status.SENDING, claimed_until__gt=now).count()
+        if in_flight >= settings.WEBHOOK_RECEIVER_CONNECTIONS:
+            return BUSY
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(
+            status=WebhookDelivery.Status.SENDING, claimed_until=now + timedelta(seconds=claim_seconds()))
+        return CLAIMED
 
 
 def _post(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
-    """POST the delivery: (status code or None, the answer's start, the error). The error is
-    in the receiver's terms (bots.external.http.failure): never a traceback, a file of ours,
-    or the address a name resolved to. A redirect is an answer like any other not 2xx."""
+    """POST the delivery: (status code or None, the answer's start, the error), the whole
+    exchange within WEBHOOK_TIMEOUT_SECONDS (bots.external.http's opener: a receiver trickling
+    its answer is cut off then, as one that never answers, and it has failed). The error is in
+    the receiver's terms (bots.external.http.failure): never a traceback, a file of ours, or
+    the address a name resolved to. A redirect is an answer like any other not 2xx. Touches no
+    database: it runs in a sender thread of :func:`deliveries_send`."""
     hook = delivery.webhook
     body = json.dumps(delivery.payload, separators=(",", ":")).encode()
     stamp = str(int(time.time()))
@@ -263,12 +321,16 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
             "Content-Type": "application/json", "User-Agent": "Mazziere-Webhooks/1",
             "X-Mazziere-Event": delivery.event, "X-Mazziere-Delivery": str(delivery.delivery_id),
             "X-Mazziere-Timestamp": stamp, "X-Mazziere-Signature": signature(hook.secret, stamp, body)})
-        with opener(public_only(limits.url_host(hook.url))).open(request, timeout=TIMEOUT_SECONDS) as answer:
+        with opener(public_only(limits.url_host(hook.url))).open(
+                request, timeout=settings.WEBHOOK_TIMEOUT_SECONDS) as answer:
             return answer.status, answer.read(ANSWER_KEPT).decode("utf-8", "replace"), ""
     except urllib.error.HTTPError as exc:
         error = REDIRECT_REFUSED if 300 <= exc.code < 400 else ""
-        return exc.code, exc.read(ANSWER_KEPT).decode("utf-8", "replace"), error
-    except (OSError, http.client.HTTPException, ValueError) as exc:  # URLError is an OSError
+        try:
+            return exc.code, exc.read(ANSWER_KEPT).decode("utf-8", "replace"), error
+        except _FAILURES as late:  # its body not in time
+            return exc.code, "", error or failure(late)[:ANSWER_KEPT]
+    except _FAILURES as exc:
         return None, "", failure(exc)[:ANSWER_KEPT]
 
 
@@ -296,20 +358,54 @@ def _record(delivery: WebhookDelivery, code: int | None, answer: str, error: str
 
 
 def deliveries_send(*, delivery_ids: list[int] | None = None, now: datetime | None = None) -> int:
-    """Send the deliveries due (of ``delivery_ids``, or every one due: the beat's retries):
-    each claimed, POSTed outside any transaction, and its outcome recorded — a 2xx delivers
-    it; anything else (an error status, no answer in TIMEOUT_SECONDS, a refused or private
-    address) is retried after BACKOFF, and after MAX_ATTEMPTS it has failed. A delivery whose
-    webhook's owner may no longer follow its event is not sent: it has failed (UNFOLLOWED).
-    Returns how many were claimed."""
-    now = now or timezone.now()
-    rows = _claim(delivery_ids, now)
-    following = set(Webhook.objects.filter(rules.follows_webhooks(), pk__in={r.webhook_id for r in rows})
+    """Send the deliveries due (of ``delivery_ids``, or any due: the beat's sweep) that a run
+    may take (:func:`_candidates`). Up to WEBHOOK_SENDERS at once, each claimed just before
+    its POST (:func:`_claim`), POSTed outside any transaction within WEBHOOK_TIMEOUT_SECONDS
+    in all, and its outcome recorded as soon as it ends (:func:`_record`): a 2xx delivers it;
+    anything else (an error status, no whole answer in time, a refused or private address) is
+    retried after BACKOFF, and after MAX_ATTEMPTS it has failed. One run's deliveries for one
+    receiver wait for its earlier ones while it has WEBHOOK_RECEIVER_CONNECTIONS in flight;
+    those whose receiver is busy with another worker's are left to the sweep, and so is what
+    is still unclaimed after WEBHOOK_TIMEOUT_SECONDS (a run ends within about twice that).
+    A delivery whose webhook's owner may no longer follow its event is not sent: it has failed
+    (UNFOLLOWED). ``now`` (the tests' clock) is the run's start. Returns how many were claimed."""
+    started, base = time.monotonic(), now or timezone.now()
+
+    def clock() -> datetime:
+        return base + timedelta(seconds=time.monotonic() - started)
+
+    waiting = _candidates(delivery_ids, base)
+    if not waiting:
+        return 0
+    following = set(Webhook.objects.filter(rules.follows_webhooks(), pk__in={r.webhook_id for r in waiting})
                     .values_list("pk", flat=True))
-    for row in rows:
-        if row.webhook_id in following:
-            code, answer, error = _post(row)
-            _record(row, code, answer, error, now)
-        else:
-            _record(row, None, "", UNFOLLOWED, now, final=True)
-    return len(rows)
+    claimed, flying, ours = 0, {}, Counter()  # ours: this run's POSTs in flight, per webhook
+    with ThreadPoolExecutor(max_workers=settings.WEBHOOK_SENDERS, thread_name_prefix="webhook-sender") as senders:
+        while waiting or flying:
+            if time.monotonic() - started >= settings.WEBHOOK_TIMEOUT_SECONDS:
+                waiting = []  # no new claims: the rest is the sweep's
+            later = []
+            for row in waiting:
+                hook = row.webhook_id
+                if len(flying) >= settings.WEBHOOK_SENDERS or ours[hook] >= settings.WEBHOOK_RECEIVER_CONNECTIONS:
+                    later.append(row)  # once one of ours ends
+                    continue
+                outcome = _claim(row, clock())
+                if outcome == CLAIMED:
+                    claimed += 1
+                    if hook in following:
+                        flying[senders.submit(_post, row)] = row
+                        ours[hook] += 1
+                    else:
+                        _record(row, None, "", UNFOLLOWED, clock(), final=True)
+                elif outcome == BUSY and ours[hook]:
+                    later.append(row)
+                # BUSY with another worker's deliveries, or TAKEN: theirs, then the sweep's
+            waiting = later
+            if flying:
+                done, _ = wait(flying, return_when=FIRST_COMPLETED)
+                for future in done:
+                    row = flying.pop(future)
+                    ours[row.webhook_id] -= 1
+                    _record(row, *future.result(), clock())
+    return claimed
