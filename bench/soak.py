@@ -1,7 +1,7 @@
 """The self-healing soak (issue 29): the same tournaments played twice through real processes,
 once undisturbed and once under a seeded fault every 30-60 s, and the two compared bit for bit.
 
-    python bench/soak.py [--scale 1.0] [--hands 2] [--seed 29] [--interval 30,60] [--parallel 2]
+    python bench/soak.py [--scale 1.0] [--hands 8] [--seed 29] [--interval 30,60] [--parallel 2]
                          [--timeout 7200] [--keep] [--lease-seconds S] [--reclaim-seconds S]
 
 Everything runs here and is thrown away at the end: its own PostgreSQL cluster (initdb into a
@@ -639,7 +639,7 @@ def longest_gap(times: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=1.0, help="rounds x this (1: 6,400 matches a run)")
-    parser.add_argument("--hands", type=int, default=2, help="a match's length: Stoppa's hands (default 2)")
+    parser.add_argument("--hands", type=int, default=8, help="a match's length: Stoppa's hands (default 8)")
     parser.add_argument("--seed", type=int, default=29, help="seeds the faults and the tournaments")
     parser.add_argument("--interval", default="30,60", help="seconds between faults: LOW,HIGH (default 30,60)")
     parser.add_argument("--parallel", type=int, default=2, help="tournaments played at once")
