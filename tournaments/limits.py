@@ -10,8 +10,8 @@ the tournament service") and docs/tournaments.md ("Input bounds"). Three budgets
 * **Columns.** Seat.score is a 32-bit integer. Every game option has a ceiling such that the
   largest score a match can reach stays below 2**31 - 1 = 2,147,483,647 by a factor of 10 at
   least; the worst case is worked out next to each game's ceilings.
-* **Time.** A bot match is played by one worker under a lease (MATCH_LEASE_SECONDS, 300 s by
-  default): at the ceilings the engine and the heuristic bots play a match in seconds (at most
+* **Time.** A bot match is played by one worker under a lease renewed by a heartbeat while
+  the worker makes progress (MATCH_STUCK_SECONDS, 900 s by default): at the ceilings the engine and the heuristic bots play a match in seconds (at most
   MATCH_TURNS_MAX turns), and whatever a built-in bot's options, its thinking is held to
   services.clocks (BOT_DECISION_SECONDS a decision, a share of BOT_MATCH_SECONDS a match).
   docs/bots.md, "Time at the service's tables", gives the worst case per game.

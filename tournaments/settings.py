@@ -230,9 +230,19 @@ CELERY_TIMEZONE = TIME_ZONE
 globals().update(celery_config(os.environ))
 
 
-# A worker owns a match it plays for this long; a match whose worker died is played again
-# once its lease has run out (tournaments.services.leases).
-MATCH_LEASE_SECONDS = float(os.environ.get("MATCH_LEASE_SECONDS", "300"))
+# A worker owns a match it plays under a lease of MATCH_LEASE_SECONDS, renewed every
+# MATCH_HEARTBEAT_SECONDS (a third of it unless set) by a thread of the worker while it plays;
+# a dead worker's matches are handed back once their lease runs out (Celery beat's
+# reclaim_matches, every RECLAIM_INTERVAL_SECONDS) and played again: a death costs at most
+# some 15 s before its matches are taken up again.
+# A worker that starts or records no match for MATCH_STUCK_SECONDS (longer than any match's
+# clocks allow) stops renewing, as if dead (tournaments.services.leases). A bot match pending
+# that long in a tournament where nothing has started for as long is sent again (its message
+# lost: MATCH_STALE_SECONDS).
+MATCH_LEASE_SECONDS = positive_seconds(os.environ, "MATCH_LEASE_SECONDS", 10.0)
+MATCH_HEARTBEAT_SECONDS = positive_seconds(os.environ, "MATCH_HEARTBEAT_SECONDS", MATCH_LEASE_SECONDS / 3)
+MATCH_STUCK_SECONDS = positive_seconds(os.environ, "MATCH_STUCK_SECONDS", 900.0)
+MATCH_STALE_SECONDS = positive_seconds(os.environ, "MATCH_STALE_SECONDS", 300.0)
 # Each class of work has its own Celery queue, so that one class's slow work delays only its
 # own: matches, bot and online (MATCH_QUEUE); the clocks and housekeeping Celery beat sends
 # (CLOCK_QUEUE: online deadlines every DEADLINE_CHECK_SECONDS, dead workers' matches, the
@@ -279,7 +289,7 @@ MATCH_MAX_ATTEMPTS = int(os.environ.get("MATCH_MAX_ATTEMPTS", "3"))
 # (e.g. a club's bot server on the LAN).
 HTTP_BOTS_PUBLIC_ONLY = os.environ.get("HTTP_BOTS_PUBLIC_ONLY", "true").lower() not in ("0", "false", "no")
 HTTP_BOTS_ALLOWED_HOSTS = [h for h in os.environ.get("HTTP_BOTS_ALLOWED_HOSTS", "").split(",") if h.strip()]
-RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "30"))
+RECLAIM_INTERVAL_SECONDS = float(os.environ.get("RECLAIM_INTERVAL_SECONDS", "5"))
 TICK_INTERVAL_SECONDS = float(os.environ.get("TICK_INTERVAL_SECONDS", "60"))
 # How often online seats' clocks are checked: a move's time runs out at most this late.
 DEADLINE_CHECK_SECONDS = float(os.environ.get("DEADLINE_CHECK_SECONDS", "1"))

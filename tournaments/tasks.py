@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import tempfile
+import threading
 from pathlib import Path
 
 from celery import shared_task
-from celery.signals import worker_init, worker_shutdown, worker_shutting_down
+from celery.signals import (
+    task_postrun,
+    task_prerun,
+    worker_init,
+    worker_process_init,
+    worker_shutdown,
+    worker_shutting_down,
+)
 from django.conf import settings
 
 from tournaments.services import dispatch
@@ -23,11 +32,14 @@ def _worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-# A warm shutdown (SIGTERM to the worker, as a container's stop sends it) reaches the main
-# process only; its pool processes, each in the middle of a batch, learn of it from a flag
-# file the main process leaves, and stop after the match in hand (match_play_batch's
+# A warm shutdown (SIGTERM to the worker's main process, as a container's stop sends it)
+# reaches the main process only; its pool processes, each in the middle of a batch, learn of it
+# from a flag file the main process leaves, and stop after the match in hand (match_play_batch's
 # should_stop): recorded, the rest handed back, the process gone within seconds instead of
-# playing on for up to a lease.
+# playing on through its batch. SIGTERM to the whole process group (systemd's default,
+# supervisord's stopasgroup) also reaches the pool processes, which Celery leaves to die of it
+# at once, their batches left leased: each takes it as the same warm stop instead
+# (_stop_warmly), and dies of a second one, or of one that finds it between tasks.
 
 def _stop_flag(pid: int) -> Path:
     return Path(tempfile.gettempdir()) / f"mazziere-worker-{pid}.stopping"
@@ -48,10 +60,62 @@ def _remove_stop_flag(**_) -> None:
     _stop_flag(os.getpid()).unlink(missing_ok=True)
 
 
+_told_to_stop = False  # this pool process had a SIGTERM during its task
+_on_sigterm_between_tasks = None  # the pool's own handler (billiard's: exit), outside tasks
+
+
+def _stop_warmly(signum, frame) -> None:
+    """A SIGTERM during a task: stop after the match in hand; a second one: the pool's way."""
+    global _told_to_stop
+    if _told_to_stop:
+        _pool_sigterm(signum, frame)
+    _told_to_stop = True
+
+
+def _pool_sigterm(signum, frame) -> None:
+    handler = _on_sigterm_between_tasks
+    signal.signal(signal.SIGTERM, handler if handler is not None else signal.SIG_DFL)
+    if callable(handler):
+        handler(signum, frame)
+    else:
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+_pool_process = False  # a prefork pool process (not the main process, eager mode or a test)
+
+
+@worker_process_init.connect
+def _in_pool_process(**_) -> None:
+    global _pool_process
+    _pool_process = True
+
+
+@task_prerun.connect
+def _task_starts(**_) -> None:
+    # Set for each task: the pool sets its own handler after a process starts, and keeps it
+    # between tasks (a SIGTERM then ends the process at once, with nothing in hand).
+    global _told_to_stop, _on_sigterm_between_tasks
+    if not _pool_process or threading.current_thread() is not threading.main_thread():
+        return
+    current = signal.getsignal(signal.SIGTERM)
+    if current is not _stop_warmly:
+        _on_sigterm_between_tasks = current
+        signal.signal(signal.SIGTERM, _stop_warmly)
+    _told_to_stop = False  # a SIGTERM to this process alone stopped its last task; it goes on
+
+
+@task_postrun.connect
+def _task_ends(**_) -> None:
+    if _pool_process and threading.current_thread() is threading.main_thread() \
+            and signal.getsignal(signal.SIGTERM) is _stop_warmly:
+        signal.signal(signal.SIGTERM, _on_sigterm_between_tasks or signal.SIG_DFL)
+
+
 def worker_stopping() -> bool:
     """Whether the worker this task runs in was told to shut down (its main process is this
-    one, with the solo or threads pool, or the parent, with the prefork pool)."""
-    return _stop_flag(os.getppid()).exists() or _stop_flag(os.getpid()).exists()
+    one, with the solo or threads pool, or the parent, with the prefork pool), or this pool
+    process was (SIGTERM to the worker's process group)."""
+    return _told_to_stop or _stop_flag(os.getppid()).exists() or _stop_flag(os.getpid()).exists()
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -186,7 +186,7 @@ def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings, sent
     assert set(matches_reclaim(stale_after=60)) == set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving))
 
     # The periodic task sends what the reclaim found, once its transaction commits.
-    settings.MATCH_LEASE_SECONDS = 60.0  # the task's stale_after
+    settings.MATCH_STALE_SECONDS = 60.0  # the task's stale_after
     with django_capture_on_commit_callbacks(execute=True):
         returned = tasks.reclaim_matches()
         assert sent == []

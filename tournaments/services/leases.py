@@ -9,13 +9,15 @@ Nothing here sends a match: the ids returned are for the caller to send (service
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import StrEnum
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
@@ -150,6 +152,62 @@ def leases_renew(*, match_ids: list[int], owner: str) -> set[int]:
     return held
 
 
+class Heartbeat:
+    """Renews, every MATCH_HEARTBEAT_SECONDS from a thread of its own, the leases of the
+    matches a worker holds and has not yet recorded, so a lease can be short (a dead worker's
+    matches go back within seconds) while a match plays as long as its clocks allow. A worker
+    that makes no progress (no match started or recorded) for MATCH_STUCK_SECONDS stops
+    renewing: its matches go back as a dead worker's do.
+
+    Not on an in-memory SQLite database (the tests' first leg): its shared cache refuses a
+    write beside another connection's transaction instead of waiting, so the thread could
+    break the player's own writes; there the player's loop renews between matches, as it
+    always does."""
+
+    def __init__(self, owner: str, match_ids: Sequence[int]):
+        self.owner = owner
+        self.held = set(match_ids)
+        self.progress_at = time.monotonic()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> Heartbeat:
+        if not (connection.vendor == "sqlite" and connection.is_in_memory_db()):
+            self._thread = threading.Thread(target=self._beat, name=f"lease-heartbeat {self.owner}", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=settings.MATCH_HEARTBEAT_SECONDS + 5)
+
+    def progressed(self, *, done: Sequence[int] = ()) -> None:
+        """A match started, or ``done`` were recorded, lost or handed back (no longer renewed)."""
+        with self._lock:
+            self.progress_at = time.monotonic()
+            self.held.difference_update(done)
+
+    def _beat(self) -> None:
+        try:
+            while not self._stop.wait(settings.MATCH_HEARTBEAT_SECONDS):
+                with self._lock:
+                    held, idle = sorted(self.held), time.monotonic() - self.progress_at
+                if not held:
+                    continue
+                if idle > settings.MATCH_STUCK_SECONDS:
+                    log.error("no progress for %.0f s on matches %s: their leases are left to run out", idle, held)
+                    return
+                try:
+                    leases_renew(match_ids=held, owner=self.owner)
+                except DatabaseError as exc:  # e.g. the database restarting: the next beat tries again
+                    log.warning("could not renew the leases of matches %s: %s", held, exc)
+                    connection.close()  # reconnected at the next beat
+        finally:
+            connection.close()  # this thread's own connection
+
+
 def attempt_charge(*, match: Match, owner: str) -> None:
     """Charge a play to a match this worker holds, now (committed before the play starts, or as
     it failed)."""
@@ -180,7 +238,7 @@ def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
     a match that kills or breaks its worker every time does not do so for ever. Returns the
     ids to send to the workers again."""
     now = timezone.now()
-    stale_after = settings.MATCH_LEASE_SECONDS if stale_after is None else stale_after
+    stale_after = settings.MATCH_STALE_SECONDS if stale_after is None else stale_after
     limit = settings.MATCH_MAX_ATTEMPTS
     with transaction.atomic():
         expired = list(

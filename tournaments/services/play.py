@@ -23,7 +23,7 @@ from tournaments.selectors import open_bot_matches
 from . import dispatch
 from .clocks import bot_policy
 from .errors import ServiceError
-from .leases import Claim, ClaimStatus, attempt_charge, leases_hand_back, leases_renew, matches_claim
+from .leases import Claim, ClaimStatus, Heartbeat, attempt_charge, leases_hand_back, leases_renew, matches_claim
 from .online import online_matches_open
 from .players import player_bot
 from .recording import Outcome, matches_record_results
@@ -93,6 +93,7 @@ def _play_batch(match_ids: list[int], owner: str, on_played: OnPlayed, should_st
     last_flush = time.monotonic()
     played: list[Outcome] = []
     play_seconds, play_count = 0.0, 0  # what a match costs this worker: bots, engine, its record
+    heartbeat = Heartbeat(owner, to_play)  # renews the leases from a thread while this plays
 
     def flush() -> None:
         nonlocal last_flush
@@ -113,74 +114,80 @@ def _play_batch(match_ids: list[int], owner: str, on_played: OnPlayed, should_st
                 claims[outcome.match_id] = Claim(ClaimStatus.FINISHED, recorded[outcome.match_id])
                 if on_played is not None:
                     on_played(outcome.match_id)
+            heartbeat.progressed(done=[outcome.match_id for outcome in played])
             played.clear()
         last_flush = time.monotonic()
 
-    for index, pk in enumerate(to_play):
-        if should_stop is not None and should_stop():
-            flush()
-            left = [p for p in to_play[index:] if claims[p].status == ClaimStatus.CLAIMED]
-            handed = leases_hand_back(match_ids=left, owner=owner)
-            if not play_all:
-                dispatch.send(handed)
-            for given in handed:
-                claims[given] = Claim(ClaimStatus.HANDED_BACK, claims[given].match)
-            log.info("stopping: handed back %d match(es) for another worker", len(handed))
-            break
-        if time.monotonic() >= renew_at:
-            flush()
-            still_held = leases_renew(match_ids=to_play[index:], owner=owner)
-            for lost in set(to_play[index:]) - still_held:
-                claims[lost] = Claim(ClaimStatus.BUSY, claims[lost].match)
-            renew_at = time.monotonic() + lease / 2
-        if claims[pk].status != ClaimStatus.CLAIMED:
-            continue
-        match = claims[pk].match
-        # A match whose earlier worker died holding it may be what killed it: it is played
-        # alone, its play charged (and committed) first, so a match that kills every worker is
-        # given up after MATCH_MAX_ATTEMPTS plays, and the innocent rest of that worker's batch
-        # is never charged for plays that did not start.
-        careful = match.interrupted > 0
-        if careful:
-            flush()
-            attempt_charge(match=match, owner=owner)
-        tournament = match.round.tournament
-        players = []
-        for seat in claims[pk].seats:
-            seed = bot_seed(match.seed, seat.position)
-            try:
-                players.append(player_bot(seat.player, game=tournament.game, seed=seed))
-            except ServiceError as exc:
-                players.append(_unavailable_bot(tournament.game, seed, exc.message))
-        started = time.monotonic()
-        try:
-            outcome = runner.play_match(tournament.game, players, seed=match.seed, options=tournament.options,
-                                        deck=match.deck, policy=bot_policy(len(players)))
-        except Exception:
-            # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the rest
-            # of the batch goes on; this match keeps its lease and is played again once
-            # reclaim_matches finds the lease run out.
-            if not careful:
+    with heartbeat:
+        for index, pk in enumerate(to_play):
+            if should_stop is not None and should_stop():
+                flush()
+                left = [p for p in to_play[index:] if claims[p].status == ClaimStatus.CLAIMED]
+                handed = leases_hand_back(match_ids=left, owner=owner)
+                heartbeat.progressed(done=left)
+                if not play_all:
+                    dispatch.send(handed)
+                for given in handed:
+                    claims[given] = Claim(ClaimStatus.HANDED_BACK, claims[given].match)
+                log.info("stopping: handed back %d match(es) for another worker", len(handed))
+                break
+            if time.monotonic() >= renew_at:
+                flush()
+                still_held = leases_renew(match_ids=to_play[index:], owner=owner)
+                for lost in set(to_play[index:]) - still_held:
+                    claims[lost] = Claim(ClaimStatus.BUSY, claims[lost].match)
+                heartbeat.progressed(done=set(to_play[index:]) - still_held)
+                renew_at = time.monotonic() + lease / 2
+            if claims[pk].status != ClaimStatus.CLAIMED:
+                continue
+            match = claims[pk].match
+            heartbeat.progressed()
+            # A match whose earlier worker died holding it may be what killed it: it is played
+            # alone, its play charged (and committed) first, so a match that kills every worker
+            # is given up after MATCH_MAX_ATTEMPTS plays, and the innocent rest of that worker's
+            # batch is never charged for plays that did not start.
+            careful = match.interrupted > 0
+            if careful:
+                flush()
                 attempt_charge(match=match, owner=owner)
-            log.exception("match %s could not be played (attempt %s)", pk, match.attempts)
-            claims[pk] = Claim(ClaimStatus.FAILED, match)
-            continue
-        state = outcome.state
-        played.append(Outcome(
-            match_id=pk,
-            scores=list(state.scores()),
-            places=list(outcome.places),
-            forfeits={seat: (f.reason, f.detail) for seat, f in outcome.forfeits.items()},
-            record=state.to_json(),
-            decisions=list(outcome.decisions),
-            think_seconds=list(outcome.decision_time),
-            charge=not careful,
-        ))
-        play_seconds += time.monotonic() - started
-        play_count += 1
-        if time.monotonic() - last_flush >= flush_every:
-            flush()
-    flush()
+            tournament = match.round.tournament
+            players = []
+            for seat in claims[pk].seats:
+                seed = bot_seed(match.seed, seat.position)
+                try:
+                    players.append(player_bot(seat.player, game=tournament.game, seed=seed))
+                except ServiceError as exc:
+                    players.append(_unavailable_bot(tournament.game, seed, exc.message))
+            started = time.monotonic()
+            try:
+                outcome = runner.play_match(tournament.game, players, seed=match.seed, options=tournament.options,
+                                            deck=match.deck, policy=bot_policy(len(players)))
+            except Exception:
+                # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the
+                # rest of the batch goes on; this match keeps its lease, no longer renewed, and
+                # is played again once reclaim_matches finds the lease run out.
+                heartbeat.progressed(done=[pk])
+                if not careful:
+                    attempt_charge(match=match, owner=owner)
+                log.exception("match %s could not be played (attempt %s)", pk, match.attempts)
+                claims[pk] = Claim(ClaimStatus.FAILED, match)
+                continue
+            state = outcome.state
+            played.append(Outcome(
+                match_id=pk,
+                scores=list(state.scores()),
+                places=list(outcome.places),
+                forfeits={seat: (f.reason, f.detail) for seat, f in outcome.forfeits.items()},
+                record=state.to_json(),
+                decisions=list(outcome.decisions),
+                think_seconds=list(outcome.decision_time),
+                charge=not careful,
+            ))
+            play_seconds += time.monotonic() - started
+            play_count += 1
+            if time.monotonic() - last_flush >= flush_every:
+                flush()
+        flush()
     return claims, opened
 
 
