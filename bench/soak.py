@@ -51,8 +51,8 @@ notes, status, replay record, result, each seat's score, place, forfeit and deci
 standings with their tie-breaks, the ratings and the ledger in the order applied. It prints
 the matches and wall time of each run, the faults by kind, the longest stall after a fault
 (from the fault until the next result was recorded), the longest gap between two results in
-each run, matches interrupted and given up, unplanned exits, and whether the runs are
-identical. Exit status 1 if they are not, or if either run did not finish within
+each run, matches interrupted and given up, tasks that raised and deadlocks (from the logs),
+unplanned exits, and whether the runs are identical. Exit status 1 if they are not, or if either run did not finish within
 ``--timeout`` seconds. The work folder (every process's log) is removed unless the soak
 failed or ``--keep`` is given.
 
@@ -718,6 +718,10 @@ def main() -> int:
               f"faulted {longest_gap(fault_times):.1f} s")
         if soak.term_seconds:
             print(f"  warm stops took {', '.join(f'{s:.1f}' for s in soak.term_seconds)} s")
+        raised = sum(path.read_text(errors="replace").count("raised unexpected")
+                     for path in soak.logs.glob("worker*.log"))
+        deadlocks = (soak.cluster.home / "log").read_text(errors="replace").count("deadlock detected")
+        print(f"  tasks that raised (workers' logs): {raised}; deadlocks (PostgreSQL's log): {deadlocks}")
         print(f"  matches given up (match_failed): {failed}; unplanned exits: "
               f"{dict(soak.unplanned) or 'none'}")
         print(f"  finished: clean {'yes' if clean_done else 'NO'}, faulted {'yes' if fault_done else 'NO'}; "
