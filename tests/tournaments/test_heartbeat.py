@@ -8,15 +8,16 @@ not on the first leg's in-memory SQLite, where it is off (services.leases.Heartb
 
 from __future__ import annotations
 
+import threading
 import time
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 
 from bots import runner
 from tournaments.models import Match
 from tournaments.services import play
-from tournaments.services.leases import matches_reclaim
+from tournaments.services.leases import leases_renew, matches_reclaim
 from tournaments.services.play import match_play_batch
 from tournaments.services.tournaments import tournament_start
 
@@ -80,3 +81,35 @@ def test_a_worker_making_no_progress_stops_renewing_and_its_match_goes_back(one_
     # another worker (this one's late result is still the match's: the same seeds, the same play).
     assert reclaimed == [one_match]
     assert Match.objects.get(pk=one_match).interrupted == 1
+
+
+def test_renewing_leases_locks_the_matches_alone(settings):
+    # The defect (found by bench/soak.py): renewing locked the matches' round and tournament
+    # rows too (Match's default ordering joins them), so the heartbeat's thread and the
+    # player's loop, renewing overlapping matches of one round on two connections, deadlocked,
+    # and the batch failed (its matches played again once their leases ran out). A renewal of
+    # one match now waits for no renewal of another.
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks: PostgreSQL")
+    tournament = make_tournament(bot_players(8), slug="renew-locks", ladder_slug=None, format="round_robin",
+                                 format_config={})
+    tournament_start(tournament=tournament)
+    first, second = Match.objects.filter(round__tournament=tournament, round__number=1).order_by("table")[:2]
+    Match.objects.filter(pk=first.pk).update(status=Match.Status.RUNNING, lease_owner="one")
+    Match.objects.filter(pk=second.pk).update(status=Match.Status.RUNNING, lease_owner="two")
+    renewed = threading.Event()
+
+    def renew_the_other() -> None:
+        try:
+            if leases_renew(match_ids=[second.pk], owner="two") == {second.pk}:
+                renewed.set()
+        finally:
+            connection.close()  # this thread's own
+
+    with transaction.atomic():
+        assert leases_renew(match_ids=[first.pk], owner="one") == {first.pk}  # its locks held until the commit
+        other = threading.Thread(target=renew_the_other)
+        other.start()
+        other.join(timeout=5)
+        assert renewed.is_set(), "renewing a match of the same round waited for another renewal's locks"
+    other.join(timeout=30)

@@ -144,9 +144,15 @@ def leases_renew(*, match_ids: list[int], owner: str) -> set[int]:
     match whose lease ran out may have gone to another worker)."""
     expires = timezone.now() + timedelta(seconds=settings.MATCH_LEASE_SECONDS)
     with transaction.atomic():
+        # The match rows alone, in id order, as matches_claim takes them: Match's default
+        # ordering joins its round and tournament, whose rows a plain FOR UPDATE locks too, in
+        # the order of the result; the heartbeat's thread and the player's own loop, renewing
+        # overlapping matches on two connections, then deadlocked (and so did a renewal beside
+        # a recording, which locks the tournament first), failing the batch.
         held = set(
-            Match.objects.select_for_update().filter(pk__in=match_ids, status=Match.Status.RUNNING, lease_owner=owner)
-            .values_list("pk", flat=True)
+            Match.objects.select_for_update(of=("self",))
+            .filter(pk__in=match_ids, status=Match.Status.RUNNING, lease_owner=owner)
+            .order_by("pk").values_list("pk", flat=True)
         )
         Match.objects.filter(pk__in=held).update(lease_expires_at=expires)
     return held
