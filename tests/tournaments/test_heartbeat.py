@@ -15,9 +15,9 @@ import pytest
 from django.db import connection, transaction
 
 from bots import runner
-from tournaments.models import Match
+from tournaments.models import AuditEvent, Match
 from tournaments.services import play
-from tournaments.services.leases import leases_renew, matches_reclaim
+from tournaments.services.leases import leases_hand_back, leases_renew, match_claim, matches_reclaim
 from tournaments.services.play import match_play_batch
 from tournaments.services.tournaments import tournament_start
 
@@ -112,4 +112,39 @@ def test_renewing_leases_locks_the_matches_alone(settings):
         other.start()
         other.join(timeout=5)
         assert renewed.is_set(), "renewing a match of the same round waited for another renewal's locks"
+    other.join(timeout=30)
+
+
+def test_lease_operations_do_not_wait_for_rows_referring_to_the_match(settings):
+    # Seen once in the soak: a claim deadlocked with another worker's recording at its commit.
+    # A row inserted referring to a match (a result, an audit event) key-share locks the match
+    # until its transaction commits; a lease's plain FOR UPDATE waited for it. Leases change no
+    # key: FOR NO KEY UPDATE, which does not wait.
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks: PostgreSQL")
+    tournament = make_tournament(bot_players(4), slug="key-share", ladder_slug=None, format="round_robin",
+                                 format_config={})
+    _, progress = tournament_start(tournament=tournament)
+    (match_id,) = progress.to_play
+    done = threading.Event()
+
+    def lease_it() -> None:
+        try:
+            if match_claim(match_id=match_id, owner="w").status == "claimed" and leases_renew(
+                    match_ids=[match_id], owner="w") == {match_id} and matches_reclaim() == [] \
+                    and leases_hand_back(match_ids=[match_id], owner="w") == [match_id]:
+                done.set()
+        finally:
+            connection.close()  # this thread's own
+
+    with transaction.atomic():
+        # Django's foreign keys are checked at the commit (deferred): at once here, so the lock
+        # the check takes is held while the other connection works, as during a commit.
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        AuditEvent.objects.create(tournament=tournament, match_id=match_id, action="note")  # key-shares the match
+        other = threading.Thread(target=lease_it)
+        other.start()
+        other.join(timeout=5)
+        assert done.is_set(), "a lease operation waited for a row referring to the match"
     other.join(timeout=30)

@@ -67,7 +67,7 @@ def matches_claim(*, match_ids: Sequence[int], owner: str) -> dict[int, Claim]:
     (a round made ahead and remade after a withdrawal) is "gone"."""
     with transaction.atomic():
         matches = list(
-            Match.objects.select_for_update(of=("self",)).select_related("round")
+            Match.objects.select_for_update(of=("self",), no_key=True).select_related("round")
             .filter(pk__in=match_ids).order_by("pk")
         )
         claims: dict[int, Claim] = {
@@ -148,9 +148,12 @@ def leases_renew(*, match_ids: list[int], owner: str) -> set[int]:
         # ordering joins its round and tournament, whose rows a plain FOR UPDATE locks too, in
         # the order of the result; the heartbeat's thread and the player's own loop, renewing
         # overlapping matches on two connections, then deadlocked (and so did a renewal beside
-        # a recording, which locks the tournament first), failing the batch.
+        # a recording, which locks the tournament first), failing the batch. Every lease
+        # operation takes FOR NO KEY UPDATE (it changes no key): it does not wait for, nor
+        # deadlock with, the key-share locks another transaction's rows referring to a match
+        # take (a recording's results, seats' audit events) until it commits.
         held = set(
-            Match.objects.select_for_update(of=("self",))
+            Match.objects.select_for_update(of=("self",), no_key=True)
             .filter(pk__in=match_ids, status=Match.Status.RUNNING, lease_owner=owner)
             .order_by("pk").values_list("pk", flat=True)
         )
@@ -229,7 +232,8 @@ def leases_hand_back(*, match_ids: list[int], owner: str) -> list[int]:
         return []
     with transaction.atomic():
         mine = list(
-            Match.objects.select_for_update().filter(pk__in=match_ids, status=Match.Status.RUNNING, lease_owner=owner)
+            Match.objects.select_for_update(of=("self",), no_key=True)
+            .filter(pk__in=match_ids, status=Match.Status.RUNNING, lease_owner=owner)
             .order_by("pk").values_list("pk", flat=True)
         )
         Match.objects.filter(pk__in=mine).update(status=Match.Status.PENDING, lease_owner="", lease_expires_at=None)
@@ -248,8 +252,8 @@ def matches_reclaim(*, stale_after: float | None = None) -> list[int]:
     limit = settings.MATCH_MAX_ATTEMPTS
     with transaction.atomic():
         expired = list(
-            Match.objects.select_for_update(skip_locked=True)
-            .filter(status=Match.Status.RUNNING, lease_expires_at__lt=now)
+            Match.objects.select_for_update(skip_locked=True, of=("self",), no_key=True)
+            .filter(status=Match.Status.RUNNING, lease_expires_at__lt=now).order_by("pk")
             .values_list("pk", "attempts", "round__tournament_id")
         )
         if expired:
