@@ -460,13 +460,19 @@ class Soak:
         os.kill(pid, signal.SIGKILL)
         self.note(kind, f"{worker.name}'s pool process {pid} ({'holding a lease' if leased else 'idle'})")
 
+    def _kill(self, kind: str, proc: Proc, what: str, restart_after: float) -> None:
+        """SIGKILL ``proc``'s process group, then start it again ``restart_after`` s later."""
+        proc.held = True
+        proc.signal_group(signal.SIGKILL)
+        self.note(kind, what)
+        proc.wait(20)
+        self._restart(proc, restart_after)
+
     def fault_worker_kill(self, kind: str) -> None:
         worker = self._worker()
-        worker.held = True
-        worker.signal_group(signal.SIGKILL)
-        self.note(kind, f"{worker.name} (process group {worker.pid}), {len(self.leased_children(worker))} leased")
-        worker.wait(20)
-        self._restart(worker, 3.0)
+        # Counted before the kill: the leases are the dead pool processes'.
+        what = f"{worker.name} (process group {worker.pid}), {len(self.leased_children(worker))} leased"
+        self._kill(kind, worker, what, 3.0)
 
     def fault_worker_kill_thrice(self, kind: str) -> None:
         worker = self._worker()
@@ -520,12 +526,7 @@ class Soak:
         self._restart(worker, 1.0)
 
     def fault_beat_kill(self, kind: str) -> None:
-        beat = self.procs["beat"]
-        beat.held = True
-        beat.signal_group(signal.SIGKILL)
-        self.note(kind, "beat")
-        beat.wait(20)
-        self._restart(beat, 3.0)
+        self._kill(kind, self.procs["beat"], "beat", 3.0)
 
     def _postgres(self, kind: str, mode: str) -> None:
         self.note(kind, f"pg_ctl stop -m {mode}, start")
@@ -540,12 +541,7 @@ class Soak:
         self._postgres(kind, "immediate")
 
     def fault_redis_kill(self, kind: str) -> None:
-        redis = self.procs["redis"]
-        redis.held = True
-        redis.signal_group(signal.SIGKILL)
-        self.note(kind, "redis-server (no persistence: every message lost)")
-        redis.wait(20)
-        self._restart(redis, 2.0)
+        self._kill(kind, self.procs["redis"], "redis-server (no persistence: every message lost)", 2.0)
 
     def fault_runner_kill(self, kind: str) -> None:
         running = sorted(slug for slug, proc in self.runners.items() if proc.alive() and not proc.held)
