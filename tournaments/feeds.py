@@ -35,7 +35,7 @@ from tournaments import events, plain
 from tournaments.models import Match, MatchAction, Result, Round, Seat, Tournament
 from tournaments.selectors import online_seats
 from tournaments.services import online
-from tournaments.services.errors import ServiceError
+from tournaments.errors import ServiceError
 
 VIEW, OVER, TURN, RESYNC = "view", "over", "turn", "resync"
 

@@ -30,7 +30,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import bots
-from tournaments.services.errors import ServiceError
+from tournaments.errors import ServiceError
 
 # --------------------------------------------------------------------------- columns
 

@@ -37,7 +37,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from tournaments.services import ServiceError
+from tournaments.errors import ServiceError
 
 API_PREFIX = "/api/"
 

@@ -20,7 +20,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import close_old_connections
 from django.http import StreamingHttpResponse
 
-from tournaments.services.errors import ServiceError
+from tournaments.errors import ServiceError
 
 PAGE_ROWS = 500  # objects read per query
 KINDS = {"ndjson": "application/x-ndjson", "csv": "text/csv; charset=utf-8"}

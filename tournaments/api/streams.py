@@ -35,8 +35,8 @@ from rest_framework.throttling import BaseThrottle
 
 from tournaments import events
 from tournaments.cache import RedisCache
+from tournaments.errors import ServiceError
 from tournaments.feeds import Event
-from tournaments.services.errors import ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -2,4 +2,4 @@
 ``<thing>_<verb>``, each in one transaction; views, serializers, tasks and commands call these
 and never write models themselves."""
 
-from .errors import ServiceError  # noqa: F401
+from tournaments.errors import ServiceError  # noqa: F401

@@ -12,10 +12,10 @@ from django.utils import timezone
 
 import engine
 from tournaments import limits, ratings
+from tournaments.errors import ServiceError
 from tournaments.models import Match, Rating, RatingChange, RatingLadder, Round, Seat
 
 from .bulk import bulk_set
-from .errors import ServiceError
 
 
 @transaction.atomic

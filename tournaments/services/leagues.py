@@ -16,10 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments import formats, limits
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEvent, League, Player, Rating, RatingLadder, Season, Tournament
 from tournaments.selectors import tournament_standings
 
-from .errors import ServiceError
 from .rounds import NOTHING, Progress
 from .seeds import derive_seed
 from .tournaments import check_format, check_game, entry_add, reads_own_seat, tournament_create, tournament_start

@@ -22,9 +22,9 @@ from django.db.models import F
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEvent, Match, Player, Seat, Tournament, seats_online
 
-from .errors import ServiceError
 from .seeds import derive_seed
 
 log = logging.getLogger(__name__)

@@ -41,7 +41,7 @@ from tournaments import events, limits, plain
 from tournaments.models import AuditEvent, Match, MatchAction, Player, Result, Round, Seat, Tournament
 
 from .clocks import bot_clock
-from .errors import ServiceError
+from tournaments.errors import ServiceError
 from .players import player_bot
 from .recording import Outcome, matches_record_results
 from .rounds import NOTHING, Progress

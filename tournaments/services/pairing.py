@@ -6,9 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 from tournaments import formats, standings
+from tournaments.errors import ServiceError
 from tournaments.models import Tournament
-
-from .errors import ServiceError
 
 
 def make_format(name: str, config: dict, table_size: int, duplicate: bool, points_by_place: list | None = None):

@@ -17,12 +17,12 @@ from django.conf import settings
 
 import bots
 from bots import runner
+from tournaments.errors import ServiceError
 from tournaments.models import Result, Tournament
 from tournaments.selectors import open_bot_matches
 
 from . import dispatch
 from .clocks import bot_policy
-from .errors import ServiceError
 from .leases import Claim, ClaimStatus, Heartbeat, attempt_charge, leases_hand_back, leases_renew, matches_claim
 from .online import online_matches_open
 from .players import player_bot

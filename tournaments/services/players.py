@@ -12,9 +12,9 @@ from bots.external import bwrap_problem
 from bots.external.http import why_not_public
 import engine
 from tournaments import limits
+from tournaments.errors import ServiceError
 from tournaments.models import Player
 
-from .errors import ServiceError
 from .versions import player_renamed
 
 

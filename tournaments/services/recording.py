@@ -18,10 +18,10 @@ from django.utils import timezone
 
 import engine
 from tournaments import limits
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEvent, Match, Result, Seat, Tournament
 
 from .bulk import bulk_set, bulk_set_rows
-from .errors import ServiceError
 from .leagues import seasons_close_after
 from . import webhooks
 from .rounds import NOTHING, Progress, rounds_close

@@ -25,9 +25,9 @@ from django.db import transaction
 
 import engine
 from tournaments import limits
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEvent, Match, Result, ResultSubmission, Tournament
 
-from .errors import ServiceError
 from .recording import check_result, match_record_result
 from .rounds import NOTHING, Progress
 

@@ -11,9 +11,9 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from tournaments.errors import ServiceError
 from tournaments.models import Round, Season, Tournament
 
-from .errors import ServiceError
 from .leagues import season_close_if_done
 from .rounds import NOTHING, Progress, next_round_due, round_create_next
 from .tournaments import tournament_start

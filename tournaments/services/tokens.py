@@ -15,9 +15,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from tournaments import plain
+from tournaments.errors import ServiceError
 from tournaments.models import ApiToken, Player
 
-from .errors import ServiceError
 
 PREFIX = "mzt_"
 SCOPES = tuple(ApiToken.Scope.values)

@@ -12,10 +12,10 @@ from django.utils import timezone
 
 import engine
 from tournaments import events, formats, limits, standings
+from tournaments.errors import ServiceError
 from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Seat, Tournament
 from tournaments.selectors import active_entrants
 
-from .errors import ServiceError
 from .pairing import make_format, tournament_format
 from .players import builtin_problem, sandbox_refusal
 from .rounds import NOTHING, Progress, round_create_next, rounds_remake_ahead

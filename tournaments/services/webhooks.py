@@ -48,10 +48,10 @@ from django.utils import timezone
 
 from bots.external.http import REDIRECT_REFUSED, failure, opener
 from tournaments import limits, permissions as rules
+from tournaments.errors import ServiceError
 from tournaments.models import League, Match, Round, Tournament, Webhook, WebhookDelivery
 
 from . import dispatch
-from .errors import ServiceError
 from .players import check_public_url, public_only
 
 EVENTS = tuple(Webhook.Event.values)

@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
 from tournaments import permissions as rules, selectors
+from tournaments.errors import ServiceError
 from tournaments.models import Match, Seat
 from tournaments.services import dispatch, online
-from tournaments.services.errors import ServiceError
 
 from . import cards, replays, tables, terms
 from .narration import Teller, amount_choice

@@ -1,4 +1,8 @@
-"""The one exception services raise for bad requests: it names the field and the rule."""
+"""The one exception services raise for bad requests: it names the field and the rule.
+
+It lives below the services, so that what they build on (limits, the format factory) and the
+readers that answer with it (feeds, exports, streams, the API's error handler) raise or catch it
+without importing a service."""
 
 from __future__ import annotations
 
