@@ -15,10 +15,10 @@ from django.utils import timezone
 
 import engine
 from tournaments import formats, plain, standings as standings_algo
+from tournaments.formats.stored import tournament_format
 from tournaments.models import (
     Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, plays_online, seats_online,
 )
-from tournaments.services.pairing import tournament_format
 
 
 # --- what may be shown (docs/api.md, "What the API shows, and when") -----------------------------

@@ -18,12 +18,12 @@ from django.db.models import Count, Q
 from django.utils import timezone
 
 from tournaments import formats
+from tournaments.formats.stored import tournament_format
 from tournaments.models import AuditEvent, Match, Player, Round, Seat, Tournament, plays_online
 from tournaments.selectors import active_entrants, round_history
 
 from . import webhooks
 from .ladders import ladder_apply_rounds
-from .pairing import tournament_format
 from .seeds import derive_rng, derive_seed
 from .versions import standings_changed
 

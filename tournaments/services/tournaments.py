@@ -13,10 +13,10 @@ from django.utils import timezone
 import engine
 from tournaments import events, formats, limits, standings
 from tournaments.errors import ServiceError
+from tournaments.formats.stored import stored_format, tournament_format
 from tournaments.models import AuditEvent, Entry, Match, Player, RatingLadder, Seat, Tournament
 from tournaments.selectors import active_entrants
 
-from .pairing import make_format, tournament_format
 from .players import builtin_problem, sandbox_refusal
 from .rounds import NOTHING, Progress, round_create_next, rounds_remake_ahead
 from .versions import standings_changed
@@ -56,13 +56,13 @@ def check_game(game: str, table_size: Any, options: Any) -> dict:
 def check_format(name: str, config: Any, table_size: int, duplicate: bool, points_by_place: list | None = None):
     """A new tournament's (or league's) format: its settings within the service's bounds
     (tournaments.limits.check_format_config), then as the format checks them. Formats of
-    existing tournaments are made with :func:`pairing.make_format` alone, so a bound never stops one
+    existing tournaments are made with :func:`formats.stored.stored_format` alone, so a bound never stops one
     already running. A format that scores takes the tournament's ``points_by_place`` (None: the
     default) and the standings' bye value: ``format_config`` may repeat them, never contradict
     them."""
     if isinstance(config, dict):
         limits.check_format_config(config)
-    fmt = make_format(name, config, table_size, duplicate, points_by_place)
+    fmt = stored_format(name, config, table_size, duplicate, points_by_place)
     fields = {f.name for f in dataclasses.fields(fmt)}
     given = config.get("points")
 

@@ -36,6 +36,7 @@ from rich.table import Table
 
 import engine
 from tournaments import ratings
+from tournaments.formats.stored import tournament_format
 from tournaments.models import Match, Player, RatingChange, RatingLadder, Round, Tournament
 from tournaments.services import ServiceError
 from tournaments.selectors import (
@@ -44,7 +45,6 @@ from tournaments.selectors import (
 from tournaments.services import dispatch
 from tournaments.services.ladders import ladder_create
 from tournaments.services.leases import ClaimStatus
-from tournaments.services.pairing import tournament_format
 from tournaments.services.play import tournament_play_out
 from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
