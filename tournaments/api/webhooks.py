@@ -96,7 +96,7 @@ class WebhookViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, mixins.De
 
     def perform_destroy(self, instance):
         require(self.caller.can(rules.ORGANISE), "deleting a webhook needs the organise scope")
-        instance.delete()
+        webhooks.webhook_delete(webhook=instance)
 
     @extend_schema(responses=DeliverySerializer(many=True), filters=False)
     @action(detail=True)

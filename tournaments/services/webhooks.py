@@ -114,6 +114,11 @@ def webhook_update(*, webhook: Webhook, url: str | None = None, events: list[str
     return webhook
 
 
+def webhook_delete(*, webhook: Webhook) -> None:
+    """Delete a webhook and its deliveries (the caller checked that its owner may)."""
+    webhook.delete()
+
+
 def webhooks_unfollowed_delete(*, owner, event) -> None:
     """Delete ``owner``'s webhooks on ``event`` (a league: and on its divisions) that they may
     no longer follow (rules.follows_webhooks), with their deliveries: what removing a
