@@ -1,7 +1,10 @@
-"""The layers and their imports (shared/design/architecture.md): engine/ imports no layer above
-it, bots/ imports engine/ only, no module of the project takes part in an import circle, and no
-module hides an import of the project's own code inside a function to dodge one, except those
-listed here with the reason they remain."""
+"""The layers and their imports (shared/design/architecture.md, docs/tournaments.md "Layers"):
+engine/ imports no layer above it, bots/ imports engine/ only; the pure algorithms (formats/,
+ratings/, standings, limits, errors) import neither the ORM nor a service; no read module
+imports a service (a module of tournaments/ outside services/ may import one only if it is a
+writer listed in WRITERS, or a management command); no module of the project takes part in an
+import circle, and no module hides an import of the project's own code inside a function to
+dodge one, except those listed here with the reason they remain."""
 
 from __future__ import annotations
 
@@ -140,3 +143,139 @@ def test_services_never_import_the_tasks_that_call_them():
     graph = import_graph()
     assert not [name for name, edges in graph.items()
                 if name.startswith("tournaments.services") and "tournaments.tasks" in edges]
+
+
+# --- reads below writes ------------------------------------------------------------------------
+
+def imports_of(path: Path) -> set[str]:
+    """Every module ``path`` imports, at its top level or inside a function; ``from package import
+    name`` counts as importing the submodule when ``name`` is one."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = imported(node, path)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                names.add(sub if (ROOT / sub.replace(".", "/")).with_suffix(".py").exists()
+                          or (ROOT / sub.replace(".", "/") / "__init__.py").exists() else base)
+    return names
+
+
+def tournaments_imports() -> dict[str, set[str]]:
+    """Each module of tournaments/ (by path) and every module it imports."""
+    return {str(path.relative_to(ROOT)): imports_of(path) for path in modules("tournaments")}
+
+
+# The pure layer: algorithms on plain values, tested and benchmarked without a database. They
+# import only each other, engine/ and bots/ (and the standard library and third-party packages
+# that are not the ORM): never django.db, Django's models, or another module of tournaments/
+# (models, plain and selectors read the database; services write it).
+PURE = ("tournaments/formats/", "tournaments/ratings/", "tournaments/standings.py", "tournaments/limits.py",
+        "tournaments/errors.py")
+
+
+def is_pure(module: str) -> bool:
+    return module.startswith(PURE)
+
+
+def pure_module_name(name: str) -> bool:
+    path = name.replace(".", "/")
+    return any(path == p.rstrip("/").removesuffix(".py") or path.startswith(p) for p in PURE)
+
+
+def pure_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    found = set()
+    for module, names in graph.items():
+        if not is_pure(module):
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            orm = top == "django" and (name == "django.db" or name.startswith("django.db.") or name.endswith(".models"))
+            project = top == "tournaments" and not pure_module_name(name)
+            if orm or project:
+                found.add((module, name))
+    return found
+
+
+def test_the_pure_algorithms_import_neither_the_orm_nor_a_service():
+    assert pure_violations(tournaments_imports()) == set()
+
+
+def test_the_pure_check_finds_an_orm_or_a_service_import():
+    graph = tournaments_imports()
+    graph["tournaments/standings.py"] = graph["tournaments/standings.py"] | {"django.db.models"}
+    graph["tournaments/formats/stored.py"] = graph["tournaments/formats/stored.py"] | {"tournaments.models"}
+    graph["tournaments/limits.py"] = graph["tournaments/limits.py"] | {"tournaments.services.players"}
+    graph["tournaments/ratings/elo.py"] = graph["tournaments/ratings/elo.py"] | {"tournaments.selectors"}
+    assert pure_violations(graph) == {
+        ("tournaments/standings.py", "django.db.models"), ("tournaments/formats/stored.py", "tournaments.models"),
+        ("tournaments/limits.py", "tournaments.services.players"), ("tournaments/ratings/elo.py", "tournaments.selectors"),
+    }
+
+
+# The writers: the modules of tournaments/ outside services/ that take a request or a job and
+# change state through a service, so they import services. Every other module of tournaments/
+# outside services/ is a reader (selectors, feeds, web/reads, the pages, the API's reads,
+# exports, streams, permissions, ...) or below the services, and imports no service. So is a
+# new module, until it is listed here. Management commands (*/management/commands/) are
+# writers by rule: each is a caller at the top, as a task is.
+WRITERS = {
+    "tournaments/tasks.py": "the Celery tasks: each calls the service that does its work",
+    "tournaments/admin.py": "the admin's edits tell services.versions that the standings changed",
+    "tournaments/api/accounts.py": "sign up, sign in: services.accounts",
+    "tournaments/api/auth.py": "token authentication: services.tokens.token_find records a token's last use",
+    "tournaments/api/views.py": "the API's writes (create, start, withdraw, submit, ...) call services",
+    "tournaments/api/webhooks.py": "subscribe, change, delete, ping, redeliver: services.webhooks",
+    "tournaments/web/forms.py": "the forms take what a service takes and show its refusals (ServiceError)",
+    "tournaments/web/organise.py": "the organisers' pages: their forms post to services",
+    "tournaments/web/play.py": "the play screen posts moves: services.online, services.dispatch",
+    "tournaments/matchplay.py": "plays a match as services.play does (manage.py play_match), with its "
+                                "bot seeds (services.seeds) and forfeit policy (services.clocks)",
+}
+
+# (reader, service) imports standing for now, each with the work that removes it.
+TEMPORARY = {
+    # The read side of online matches (deal, seat_view, awaited, ...) is being split out of
+    # services/online.py into a read module outside services (issue 30, part 2: the online
+    # split); feeds.py then imports that module instead. Remove this entry on that merge.
+    ("tournaments/feeds.py", "tournaments.services.online"),
+}
+
+
+def is_writer(module: str) -> bool:
+    return module in WRITERS or "/management/commands/" in module
+
+
+def reader_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {
+        (module, name)
+        for module, names in graph.items()
+        if not module.startswith("tournaments/services/") and not is_writer(module)
+        for name in names
+        if name == "tournaments.services" or name.startswith("tournaments.services.")
+    }
+
+
+def test_no_read_module_imports_a_service():
+    assert reader_violations(tournaments_imports()) == TEMPORARY
+
+
+def test_the_reader_check_finds_a_reader_importing_a_service():
+    graph = tournaments_imports()
+    graph["tournaments/selectors.py"] = graph["tournaments/selectors.py"] | {"tournaments.services.rounds"}
+    graph["tournaments/web/reads.py"] = graph["tournaments/web/reads.py"] | {"tournaments.services"}
+    graph["tournaments/new_reader.py"] = {"tournaments.services.online"}  # a new module is a reader
+    assert reader_violations(graph) - TEMPORARY == {
+        ("tournaments/selectors.py", "tournaments.services.rounds"), ("tournaments/web/reads.py", "tournaments.services"),
+        ("tournaments/new_reader.py", "tournaments.services.online"),
+    }
+
+
+def test_every_writer_listed_exists_and_imports_a_service():
+    """The list stays as short as the code: a writer that no longer imports a service is a
+    reader, and leaves it."""
+    graph = tournaments_imports()
+    assert {module for module in WRITERS
+            if not any(name.startswith("tournaments.services") for name in graph.get(module, ()))} == set()
