@@ -25,16 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import engine  # noqa: E402
-
-# Players for each game's figures, and how many hands a match holds (by its options).
-TABLE = {"sette_e_mezzo": 5, "stoppa": 4, "spacca_il_mazzo": 4, "piazza": 4}
-HANDS_OPTION = {"sette_e_mezzo": "hands", "stoppa": "hands", "spacca_il_mazzo": "games"}
-TARGETS = {
-    "sette_e_mezzo": ("hands/s", 20_000),
-    "stoppa": ("decisions/s", 150_000),
-    "spacca_il_mazzo": ("decisions/s", 150_000),
-    "piazza": ("decisions/s", 150_000),
-}
+from tournaments import games  # noqa: E402  (each game's table, hands option and target: tournaments/games/)
 
 
 CLOCK = time.perf_counter
@@ -56,7 +47,7 @@ def play(game: engine.Game, players: int, seconds: float, seed: int) -> tuple[fl
             state.apply(legal[int(rand() * len(legal))])
             decisions += 1
         elapsed += CLOCK() - t0
-        option = HANDS_OPTION.get(game.name)
+        option = games.get(game.name).counted_by
         hands += state.options[option] if option else 1
     return hands / elapsed, decisions / elapsed
 
@@ -123,7 +114,8 @@ def main(argv: list[str] | None = None) -> None:
     print("-" * len(header))
     for name in names:
         game = engine.game(name)
-        players = args.players or TABLE.get(name, game.min_players)
+        figure = games.get(name).engine_figure
+        players = args.players or figure.players
         states = mid_match_states(game, players, 200, seed=1)
         hands, decisions, clones, views = [], [], [], []
         for run in range(args.runs):
@@ -138,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
             "clone/s": statistics.median(clones),
             "view/s": statistics.median(views),
         }
-        what, goal = TARGETS.get(name, ("decisions/s", 150_000))
+        what, goal = figure.measure, figure.target
         verdict = "met" if figures[what] >= goal else "BELOW"
         print(
             f"{name:<16} {players:>7} {figures['hands/s']:>10,.0f} {figures['decisions/s']:>12,.0f} "

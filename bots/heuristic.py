@@ -1,23 +1,19 @@
 """``heuristic``: one documented rule-based bot per game, registered under one name.
 
-Each game's rules are in its module's docstring (``bots/<game>_bots.py``). A game's heuristic
-joins by adding its class to :data:`HEURISTICS`; ``bots/builtin.py`` registers the name for
-exactly the games listed here.
+Each game's rules are in its module's docstring (``bots/<game>_bots.py``), whose ``GAME``
+declaration names its ``HeuristicBot`` (:mod:`bots.games`); ``bots/builtin.py`` registers the
+name for exactly the games listed in :data:`HEURISTICS`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from . import piazza_bots, sette_e_mezzo_bots, spacca_il_mazzo_bots, stoppa_bots
+from . import games
 from .base import Bot
 
-HEURISTICS: dict[str, type[Bot]] = {
-    "sette_e_mezzo": sette_e_mezzo_bots.HeuristicBot,
-    "stoppa": stoppa_bots.HeuristicBot,
-    "spacca_il_mazzo": spacca_il_mazzo_bots.HeuristicBot,
-    "piazza": piazza_bots.HeuristicBot,
-}
+#: Every game's rule-based bot, from its declaration (:mod:`bots.games`).
+HEURISTICS: dict[str, type[Bot]] = {name: game.heuristic for name, game in games.GAMES.items()}
 
 
 def create(game: str, seed: int | str | None = None, **options: Any) -> Bot:

@@ -1,6 +1,9 @@
 """``ismcts``: information-set Monte Carlo tree search, generic over the engine contract.
 
-Two modes (option ``mode``; per game :data:`MODE`):
+Per game, the defaults below are declared next to its heuristic (``bots/<game>_bots.py``,
+``GAME.search``: :class:`bots.tuning.Search`, read through :mod:`bots.games`).
+
+Two modes (option ``mode``; per game ``Search.mode``):
 
 ``"tree"``: single-observer ISMCTS (Cowling, Powley and Whitehouse, 2012). Each iteration:
 
@@ -33,20 +36,20 @@ mostly on commercio requests (instrumented on seed 10: where its request differe
 heuristic's it lost ~0.9 points, a cost the figure turn does not see); played to the end of
 the match and paired, the search beats it, and gains most on the rivolta (on seed 10, 40
 deals: +3.1 [+1.9, +4.2] points a match with the rivolta searched, +1.1 [+0.2, +2.0] with it
-left to the heuristic). Per game, :data:`CANDIDATES` narrows the menu (Piazza: only the
+left to the heuristic). Per game, ``Search.candidates`` narrows the menu (Piazza: only the
 smallest raise, since chips never decide a match).
 
 The tree is keyed by the searching seat's own action sequence (a single-observer tree);
 the other seats are modelled by the rollout policy, which is why it defaults to the game's
 heuristic: the search then looks for the best answer to that kind of play.
-The horizon ``"hand"`` (default, per game :data:`HORIZON`) stops a rollout when the view's
-``hand`` number changes (:data:`HORIZON_FIELD` names another field): later hands are dealt
+The horizon ``"hand"`` (default, per game ``Search.horizon``) stops a rollout when the view's
+``hand`` number changes (``Search.horizon_field`` names another field): later hands are dealt
 independently of this decision, so playing them only adds noise. Games whose view has no
 such number are played to the end of the match, as with ``"match"`` (Piazza's default), or,
-in tree mode where the game has an estimate (:data:`ESTIMATE`, Spacca il mazzo), for
+in tree mode where the game has an estimate (``Search.estimate``, Spacca il mazzo), for
 ``depth`` moves and then scored by it.
 
-Per game, some phases are left to the rollout policy (:data:`DELEGATE`, option
+Per game, some phases are left to the rollout policy (``Search.delegate``, option
 ``delegate``): Stoppa's bets and showdowns, Piazza's stake. There the bot plays exactly as
 the heuristic.
 
@@ -55,7 +58,7 @@ per decision); either way the decision ends by its :attr:`~bots.base.Bot.deadlin
 match runner sets one (a sample it cuts short counts for nothing, and a bot given no time
 answers with its rollout policy's move), so no option makes a decision outlast the time the
 table allows it. In tree mode the chosen action is the root's most visited child; with a
-``guard`` z > 0 (default 2 in Spacca il mazzo and Piazza, :data:`GUARD`) the rollout policy's
+``guard`` z > 0 (default 2 in Spacca il mazzo and Piazza, ``Search.guard``) the rollout policy's
 own choice is kept unless the chosen action's mean result beats it by more than z standard
 errors. In paired mode the action with the best mean result is chosen, under the same guard
 on its paired differences (one sample is no evidence; a gain alike on every sample is).
@@ -69,7 +72,7 @@ from typing import Any
 
 import engine
 
-from . import stoppa_bots
+from . import games
 from .base import Action, Bot, View
 from .registry import available, create
 
@@ -81,98 +84,6 @@ def searchable_games() -> tuple[str, ...]:
         for name, game in engine.games().items()
         if type(game).determinize is not engine.Game.determinize
     )
-
-
-def _consistency_hooks() -> dict:
-    """Per game, ``check(view, state) -> bool``: whether a determinization agrees with what
-    the other seats' past actions reveal, given that the rollout policy (the heuristic) is
-    how they are modelled. Samples that fail are redrawn (up to ``resample`` times)."""
-    return {"stoppa": stoppa_bots.betting_consistent}
-
-
-#: Per game, the phases ISMCTS leaves to its rollout policy (option ``delegate``). Stoppa:
-#: the bets and showdowns, where ~100 ms of rollouts cannot separate twenty bet sizes (the
-#: search opened and raised at random, losing ~26 chips a match); the search plays the
-#: stoppa (shedding) phase. The betting check above only acts when bets are searched
-#: (``delegate=()``). Piazza: the stake (chips never decide a match, so it is worth no
-#: time); its rivolta, claims, joins and responses are searched in paired mode (with the
-#: rivolta left to the heuristic too it gained about a third as much).
-DELEGATE: dict[str, tuple[str, ...]] = {
-    "stoppa": ("bet", "showdown"),
-    "piazza": ("stake",),
-}
-
-#: Per game, the view field whose change ends a rollout under the ``"hand"`` horizon: the
-#: unit of play after which later deals no longer depend on this decision. Piazza has no
-#: hands; its unit is the figure turn (``turn``), whose figure points are settled at its end.
-HORIZON_FIELD: dict[str, str] = {"piazza": "turn"}
-
-#: Per game, the default ``horizon``. Piazza: ``"match"``: what is kept in hand for the next
-#: figures is what a trade or a conflict costs, and a whole match is ~2 ms of rollout.
-HORIZON: dict[str, str] = {"piazza": "match"}
-
-
-#: Per game, the default ``guard`` (see ``IsmctsBot``): where rollouts to the end of a long
-#: match are few and noisy, the search overrides its rollout policy only on clear evidence.
-GUARD: dict[str, float] = {"spacca_il_mazzo": 2.0, "piazza": 2.0}
-
-#: Per game, the default ``mode``: ``"tree"`` (ISMCTS proper) or ``"paired"``.
-MODE: dict[str, str] = {"piazza": "paired", "spacca_il_mazzo": "paired"}
-
-
-def _piazza_candidates(view: View, legal: list[Action]) -> list[Action]:
-    """Piazza: of the raises (``raise``, ``join_raise``) only the smallest; chips never
-    decide the match (PZ-A21), so a bigger raise only costs the search time."""
-    low: dict[str, int] = {}
-    for a in legal:
-        if a["type"] in ("raise", "join_raise"):
-            low[a["type"]] = min(low.get(a["type"], a["amount"]), a["amount"])
-    return [a for a in legal if a["type"] not in low or a["amount"] == low[a["type"]]]
-
-
-#: Per game, the actions worth searching among the legal ones (the policy's own is added).
-CANDIDATES = {"piazza": _piazza_candidates}
-
-
-def _spacca_estimate(state: engine.State) -> list[float]:
-    """Spacca il mazzo, cut off before the end: each seat still playing is given the fixed
-    placement points (4.1) of the place its count of cards left (hand, face-up, face-down)
-    ranks it in, ties sharing; seats already out keep their place's points."""
-    view = state.view(None)
-    table = view["table"]
-    n = len(table)
-    points = {2: (25, 0), 3: (25, 15, 0), 4: (25, 15, 5, 0)}.get(n, tuple(range(n, 0, -1)))
-    out = [0.0] * n
-    taken = set()
-    left = []
-    for e in table:
-        if e.get("place"):
-            place = e["place"] - 1
-            taken.add(place)
-            out[e["seat"]] = float(points[min(place, n - 1)])
-        else:
-            left.append((e["hand"] + len(e["up"]) + len(e["down"]), e["seat"]))
-    free = [p for p in range(n) if p not in taken]
-    left.sort()
-    i = 0
-    while i < len(left):
-        j = i
-        while j < len(left) and left[j][0] == left[i][0]:
-            j += 1
-        share = sum(points[free[k]] for k in range(i, j)) / (j - i)
-        for k in range(i, j):
-            out[left[k][1]] = share
-        i = j
-    return out
-
-
-#: Per game, an estimate of the final scores from a state, for the ``depth`` cut-off.
-ESTIMATE = {"spacca_il_mazzo": _spacca_estimate}
-#: Per game, the default ``depth`` in tree mode: rollout moves before the estimate replaces
-#: the rest. Paired mode plays to the end (a Spacca il mazzo match is ~1 ms of rollout, and
-#: cut at 24 moves it did worse: +3.2 [-0.5, +7.0] against +4.8 [+0.6, +9.1] points on
-#: seed 10, 40 deals).
-DEPTH: dict[str, int] = {"spacca_il_mazzo": 24}
 
 
 #: A sample looks at the clock every this many moves (:meth:`IsmctsBot._in_time`): a move of
@@ -239,10 +150,12 @@ class IsmctsBot(Bot):
         mode: str | None = None,
     ) -> None:
         super().__init__(game, seed)
+        tuning = games.get(game).search
+        self.search = tuning
         if iterations is not None and iterations < 1:
             raise ValueError("iterations must be at least 1")
         if horizon is None:
-            horizon = HORIZON.get(game, "hand")
+            horizon = tuning.horizon
         if horizon not in ("hand", "match"):
             raise ValueError(f"horizon must be 'hand' or 'match', got {horizon!r}")
         self.iterations = iterations
@@ -255,16 +168,16 @@ class IsmctsBot(Bot):
         self.engine_game = engine.game(game)
         self._policies: dict[int, Bot] = {}
         self.resample = resample
-        self.guard = GUARD.get(game, 0.0) if guard is None else guard
-        self.mode = MODE.get(game, "tree") if mode is None else mode
+        self.guard = tuning.guard if guard is None else guard
+        self.mode = tuning.mode if mode is None else mode
         if self.mode not in ("tree", "paired"):
             raise ValueError(f"mode must be 'tree' or 'paired', got {mode!r}")
-        self._estimate = ESTIMATE.get(game)
+        self._estimate = tuning.estimate
         if depth is None and self.mode == "tree":
-            depth = DEPTH.get(game)
+            depth = tuning.depth
         self.depth = depth if self._estimate else None
-        self.delegate = tuple(DELEGATE.get(game, ()) if delegate is None else delegate)
-        self._check = _consistency_hooks().get(game) if rollout in ("heuristic",) else None
+        self.delegate = tuple(tuning.delegate if delegate is None else delegate)
+        self._check = tuning.consistent if rollout in ("heuristic",) else None
 
     def _determinize(self, view: View):
         state = self.engine_game.determinize(view, self.rng)
@@ -321,7 +234,7 @@ class IsmctsBot(Bot):
         rng = self.rng
         game = self.engine_game
         base = view["scores"]
-        self._hkey = HORIZON_FIELD.get(self.game, "hand")
+        self._hkey = self.search.horizon_field
         hand = view.get(self._hkey)
         if self.horizon != "hand" or isinstance(hand, bool) or not isinstance(hand, int):
             # No hand number in this view (in Spacca il mazzo and Piazza "hand" is the seat's
@@ -436,7 +349,7 @@ class IsmctsBot(Bot):
         me = view["seat"]
         base = view["scores"][me]
         hint = self._policy(me).act(view)
-        prune = CANDIDATES.get(self.game)
+        prune = self.search.candidates
         if prune is not None:
             legal = prune(view, legal)
         if hint not in legal:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from engine.piazza import VALUE, VARIANTS, conflict_key
 
 from .base import Action, Bot, View
+from .tuning import GameBots, Search
 
 
 def _best_total(values: list[int], m: int) -> int:
@@ -144,3 +145,42 @@ def _rank_value(rank: str) -> int:
 def _top_value(view: View) -> int:
     return 7 if view["deck"] == "italian" else 10
 
+
+
+# ------------------------------------------------------------------ the bots layer's declaration
+
+def search_candidates(view: View, legal: list[Action]) -> list[Action]:
+    """Of the raises (``raise``, ``join_raise``) only the smallest; chips never decide the
+    match (PZ-A21), so a bigger raise only costs the search time."""
+    low: dict[str, int] = {}
+    for a in legal:
+        if a["type"] in ("raise", "join_raise"):
+            low[a["type"]] = min(low.get(a["type"], a["amount"]), a["amount"])
+    return [a for a in legal if a["type"] not in low or a["amount"] == low[a["type"]]]
+
+
+GAME = GameBots(
+    name="piazza",
+    heuristic=HeuristicBot,
+    bots={},
+    search=Search(
+        # The stake is left to the rollout policy (chips never decide a match, so it is worth
+        # no time); the rivolta, claims, joins and responses are searched in paired mode (with
+        # the rivolta left to the heuristic too it gained about a third as much).
+        delegate=("stake",),
+        # Played to the end of the match: what is kept in hand for the next figures is what a
+        # trade or a conflict costs, and a whole match is ~2 ms of rollout. Piazza has no
+        # hands; under the "hand" horizon its unit is the figure turn (``turn``), whose figure
+        # points are settled at its end.
+        horizon="match",
+        horizon_field="turn",
+        # Rollouts to the end of a long match are few and noisy: the search overrides its
+        # rollout policy only on clear evidence.
+        guard=2.0,
+        mode="paired",
+        depth=None,
+        candidates=search_candidates,
+        estimate=None,
+        consistent=None,
+    ),
+)

@@ -45,6 +45,7 @@ from engine.cards import ITALIAN_DECK
 from engine.sette_e_mezzo import BUST, MULTIPLIER, SEVEN_AND_A_HALF, _consistent, hand_class, hand_value
 
 from .base import Action, Bot, View
+from .tuning import GameBots, Search
 
 STAND = {"type": "stand"}
 FIVE = 10  # half points
@@ -364,3 +365,23 @@ class ExpectimaxBot(Bot):
         if not total:
             return ((SEVEN_AND_A_HALF - 1, 1.0),)
         return tuple((r, w / total) for r, w in weights.items())
+
+
+# ------------------------------------------------------------------ the bots layer's declaration
+
+GAME = GameBots(
+    name="sette_e_mezzo",
+    heuristic=HeuristicBot,
+    bots={"expectimax": ExpectimaxBot},
+    search=Search(
+        delegate=(),
+        horizon="hand",
+        horizon_field="hand",
+        guard=0.0,
+        mode="tree",
+        depth=None,
+        candidates=None,
+        estimate=None,
+        consistent=None,
+    ),
+)

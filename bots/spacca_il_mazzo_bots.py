@@ -21,6 +21,7 @@ from __future__ import annotations
 from engine.spacca_il_mazzo import HIERARCHIES, LEVEL_2
 
 from .base import Action, Bot, View
+from .tuning import GameBots, Search
 
 BURN_PILE = 4  # a pile this big is worth a 10
 
@@ -80,3 +81,60 @@ def _red_joker(legal: list[Action], level_of: dict[str, int]) -> Action:
     if up:
         return up[0]
     return legal[-1]
+
+
+# ------------------------------------------------------------------ the bots layer's declaration
+
+def estimate(state) -> list[float]:
+    """Cut off before the end: each seat still playing is given the fixed placement points
+    (4.1) of the place its count of cards left (hand, face-up, face-down) ranks it in, ties
+    sharing; seats already out keep their place's points."""
+    view = state.view(None)
+    table = view["table"]
+    n = len(table)
+    points = {2: (25, 0), 3: (25, 15, 0), 4: (25, 15, 5, 0)}.get(n, tuple(range(n, 0, -1)))
+    out = [0.0] * n
+    taken = set()
+    left = []
+    for e in table:
+        if e.get("place"):
+            place = e["place"] - 1
+            taken.add(place)
+            out[e["seat"]] = float(points[min(place, n - 1)])
+        else:
+            left.append((e["hand"] + len(e["up"]) + len(e["down"]), e["seat"]))
+    free = [p for p in range(n) if p not in taken]
+    left.sort()
+    i = 0
+    while i < len(left):
+        j = i
+        while j < len(left) and left[j][0] == left[i][0]:
+            j += 1
+        share = sum(points[free[k]] for k in range(i, j)) / (j - i)
+        for k in range(i, j):
+            out[left[k][1]] = share
+        i = j
+    return out
+
+
+GAME = GameBots(
+    name="spacca_il_mazzo",
+    heuristic=HeuristicBot,
+    bots={},
+    search=Search(
+        delegate=(),
+        horizon="hand",  # the views have no hand number: rollouts play to the end of the match
+        horizon_field="hand",
+        # Rollouts to the end of a long match are few and noisy: the search overrides its
+        # rollout policy only on clear evidence.
+        guard=2.0,
+        mode="paired",
+        # Tree mode only: rollout moves before ``estimate`` replaces the rest. Paired mode
+        # plays to the end (a match is ~1 ms of rollout, and cut at 24 moves it did worse:
+        # +3.2 [-0.5, +7.0] against +4.8 [+0.6, +9.1] points on seed 10, 40 deals).
+        depth=24,
+        candidates=None,
+        estimate=estimate,
+        consistent=None,
+    ),
+)

@@ -27,6 +27,7 @@ from functools import lru_cache
 from engine.stoppa import CARD_VALUE, KING, best_point, cards_in_use, declaration_point
 
 from .base import Action, Bot, View
+from .tuning import GameBots, Search
 
 
 @lru_cache(maxsize=64)
@@ -195,3 +196,27 @@ def betting_consistent(view: View, state) -> bool:
         else:
             inside -= 1
     return True
+
+
+# ------------------------------------------------------------------ the bots layer's declaration
+
+GAME = GameBots(
+    name="stoppa",
+    heuristic=HeuristicBot,
+    bots={},
+    search=Search(
+        # The bets and showdowns are left to the rollout policy: ~100 ms of rollouts cannot
+        # separate twenty bet sizes (the search opened and raised at random, losing ~26 chips a
+        # match); the search plays the stoppa (shedding) phase. The betting check
+        # (``consistent``) only acts when bets are searched (``delegate=()``).
+        delegate=("bet", "showdown"),
+        horizon="hand",
+        horizon_field="hand",
+        guard=0.0,
+        mode="tree",
+        depth=None,
+        candidates=None,
+        estimate=None,
+        consistent=betting_consistent,
+    ),
+)

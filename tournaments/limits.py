@@ -30,6 +30,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import bots
+from tournaments import games
+from tournaments.games.base import MATCH_TURNS_MAX, MENU_MAX, Bound  # noqa: F401  (the limits' own names too)
 from tournaments.errors import ServiceError
 
 # --------------------------------------------------------------------------- columns
@@ -72,93 +74,10 @@ FORMAT_NUMBERS = {"points", "bye_points"}
 # --------------------------------------------------------------------------- engine options
 
 
-@dataclass(frozen=True)
-class Bound:
-    """An integer option's range in tournaments, and why."""
-
-    low: int
-    high: int
-    why: str
-
-
-#: Every menu of amounts (Stoppa's bets, Sette e mezzo's stakes) lists one legal action per
-#: amount, rebuilt or sent to every bot at each such decision (an external bot receives it
-#: as JSON, a search bot branches on it): 200 amounts is about 6 KB of JSON.
-MENU_MAX = 200
-
-#: Per game, a ceiling (and floor) for every integer option, on top of the engine's own
-#: validation. The worst-case score of each game is worked out in the comments.
-GAME_OPTION_BOUNDS: dict[str, dict[str, Bound]] = {
-    # Stoppa: per hand a seat loses at most a + b (antes) + (R + 1)·M (bets: R <= 5 side
-    # rounds and the final, M each) + N·f·H (card fees and re/povera, H <= 13 cards, N <= 6
-    # seats) = 1000 + 1000 + 6·10,000 + 6·1000·13 = 140,000, and wins at most what the other
-    # five lose, 700,000; over 50 hands 35,000,000 = 2**31 / 61. Scores add up to 0.
-    # Time: 50 hands at 6 seats is ~1,900 decisions, 0.15 s of heuristic play.
-    "stoppa": {
-        "hands": Bound(1, 50, "about 8 rotations of the deal at 6 seats: ~1,900 decisions"),
-        "ante": Bound(0, 1000, "chip amounts: keeps 50 hands' scores under 2**31 / 60"),
-        "side_ante": Bound(0, 1000, "chip amounts: keeps 50 hands' scores under 2**31 / 60"),
-        "cip": Bound(1, 1000, "chip amounts: keeps 50 hands' scores under 2**31 / 60"),
-        "max_bet": Bound(1, 10_000, "a round's commitment: keeps 50 hands' scores under 2**31 / 60"),
-        "card_fee": Bound(0, 1000, "chip amounts: keeps 50 hands' scores under 2**31 / 60"),
-    },
-    # Sette e mezzo: per hand the banker settles with at most 9 players, each paid at most
-    # 3 × stake_max (a triplé): 270,000; over 200 hands 54,000,000 = 2**31 / 39. Scores add
-    # up to 0. Time: 200 hands at 10 seats is ~5,600 decisions, 0.12 s of heuristic play.
-    "sette_e_mezzo": {
-        "hands": Bound(1, 200, "~5,600 decisions at 10 seats"),
-        "stake_min": Bound(1, 10_000, "stakes: keeps 200 hands' scores under 2**31 / 39"),
-        "stake_max": Bound(1, 10_000, "stakes: keeps 200 hands' scores under 2**31 / 39"),
-    },
-    # Spacca il mazzo: a game pays at most 25 + V points, V <= 116 card points (every rank
-    # once, doubled): 141; over 20 games 2,820. Length: games x turn_limit is at most
-    # MATCH_TURNS_MAX (check_game_options), ~0.5 s of random play.
-    "spacca_il_mazzo": {
-        "games": Bound(1, 20, "rollouts of search bots play to the end of the match: ~20 times one game"),
-        "turn_limit": Bound(1, 5000, "5 times the default; games x turn_limit at most 10,000"),
-    },
-    # Piazza: scores are figure points (at most 28 figures) less 3 per suit shown: hundreds.
-    # Chips never count. table_max sizes every stake, join and raise menu, and the engine
-    # keeps each menu it has built for the life of the worker: 50 keeps all of them, for
-    # every table_max, to about 100,000 small dicts.
-    "piazza": {
-        "table_max": Bound(1, 50, "menus of stakes and raises (1 to table_max), kept by the engine"),
-        "replacement_limit": Bound(1, 20, "twice the rules' 10 (EC-10): replacement rounds in one turn"),
-    },
-}
-
-#: The most turns a match may run: what a replay carries (~35 bytes of JSON an action: 350 KB)
-#: and what the players of an online match sit through. The other games stay under it by their
-#: options' ceilings (measured at the largest table, random play: Stoppa ~1,900 actions at 50
-#: hands, Sette e mezzo ~5,000 at 200 hands, Piazza ~800); Spacca il mazzo's games and
-#: turn_limit are bounded together by it.
-MATCH_TURNS_MAX = 10_000
-
-#: Per game, the options the engine's own validation already bounds (a seat number, or a
-#: choice among a few values): accepted as the engine checks them.
-ENGINE_BOUNDED: dict[str, dict[str, str]] = {
-    "stoppa": {
-        "dealer": "a seat: 0 to N-1",
-        "three_player_variant": '"A" or "B"',
-        "removed_suit": "one of the four suits",
-        "removed_king": "one of the four Kings",
-    },
-    "sette_e_mezzo": {
-        "dealer": "a seat: 0 to N-1",
-        "min_participants": "3 to 10",
-        "matta": "a card of the deck, or null",
-        "special_vs_plain": '"multiplier" or "single"',
-    },
-    "spacca_il_mazzo": {
-        "dealer": "a seat: 0 to N-1",
-        "k_below_q": "true or false",
-    },
-    "piazza": {
-        "dealer": "a seat: 0 to N-1",
-        "deck": '"italian", "french" or "french_double"',
-        "rivolta_scope": '"per_player" or "per_table"',
-    },
-}
+# Each game's bounds are declared in its module of tournaments/games/ (``option_bounds``,
+# ``engine_bounded``, ``options_problem``, with the worst-case scores worked out next to them);
+# Bound, MENU_MAX (the most amounts a menu of bets or stakes lists) and MATCH_TURNS_MAX (the
+# most turns a match may run) are in tournaments/games/base.py, and named here too.
 
 
 def check_game_options(game: str, players: int, options: Mapping[str, Any], field: str = "options") -> None:
@@ -166,8 +85,9 @@ def check_game_options(game: str, players: int, options: Mapping[str, Any], fiel
     table of ``players`` (defaults included, so a default that depends on other options, such
     as Stoppa's max_bet = N·ante, is bounded too). An option the limits do not know is
     refused: an engine option is accepted in tournaments only once it is bounded here."""
-    bounds = GAME_OPTION_BOUNDS.get(game, {})
-    known = ENGINE_BOUNDED.get(game, {})
+    declared = games.get(game)
+    bounds = declared.option_bounds
+    known = declared.engine_bounded
     for name, value in options.items():
         bound = bounds.get(name)
         if bound is None:
@@ -182,31 +102,9 @@ def check_game_options(game: str, players: int, options: Mapping[str, Any], fiel
                 f"({bound.why}), got {value!r}",
                 field,
             )
-    if game == "stoppa":
-        amounts = options["max_bet"] // options["cip"]
-        if amounts > MENU_MAX:
-            raise ServiceError(
-                f"max_bet / cip must be at most {MENU_MAX} in a tournament (every bet lists one action per "
-                f"amount), got {options['max_bet']} / {options['cip']} = {amounts}; max_bet defaults to "
-                "N·ante: set max_bet or raise cip",
-                field,
-            )
-    elif game == "spacca_il_mazzo":
-        turns = options["games"] * options["turn_limit"]
-        if turns > MATCH_TURNS_MAX:
-            raise ServiceError(
-                f"games x turn_limit must be at most {MATCH_TURNS_MAX:,} in a tournament (a match's turns: what a "
-                f"replay and the players sit through), got {options['games']} x {options['turn_limit']} = {turns:,}",
-                field,
-            )
-    elif game == "sette_e_mezzo":
-        amounts = options["stake_max"] - options["stake_min"] + 1
-        if amounts > MENU_MAX:
-            raise ServiceError(
-                f"stake_max - stake_min + 1 must be at most {MENU_MAX} in a tournament (every stake lists one "
-                f"action per amount), got {options['stake_max']} - {options['stake_min']} + 1 = {amounts}",
-                field,
-            )
+    problem = declared.options_problem(options)
+    if problem is not None:
+        raise ServiceError(problem, field)
 
 
 # --------------------------------------------------------------------------- built-in bots
@@ -229,26 +127,16 @@ class Setting:
     why: str = ""
 
 
-#: Per game, the phases a view names (``view["phase"]``, "over" aside): the values ismcts's
-#: ``delegate`` may list. Spacca il mazzo's views have no phase.
-PHASES: dict[str, tuple[str, ...]] = {
-    "stoppa": ("bet", "showdown", "stoppa"),
-    "sette_e_mezzo": ("stake", "play"),
-    "spacca_il_mazzo": (),
-    "piazza": ("rivolta", "commercio", "offer", "choose", "give", "claim", "replacement", "stake", "join",
-               "response", "take", "reveal"),
-}
-
 #: Built-in bots that search: never a rollout policy (an ismcts inside an ismcts multiplies
 #: their budgets).
 SEARCH_BOTS = frozenset({"ismcts"})
 
-#: Per game, ismcts's ``iterations`` ceiling: about one second a decision at the largest
-#: table and default options (measured, ms an iteration: Stoppa 2.9 with its bets searched,
-#: Sette e mezzo 0.9, Spacca il mazzo 4, Piazza 29 at 8 seats). Longer matches (Spacca il
-#: mazzo's ``games``, Piazza's ``french_double``, ``horizon`` "match") make each iteration
-#: longer: the service's time (services.clocks) is what holds whatever the options.
-ISMCTS_ITERATIONS: dict[str, int] = {"stoppa": 300, "sette_e_mezzo": 1000, "spacca_il_mazzo": 250, "piazza": 30}
+#: Per game, ismcts's ``iterations`` ceiling (``ismcts_iterations`` in tournaments/games/):
+#: about one second a decision at the largest table and default options (measured). Longer
+#: matches (Spacca il mazzo's ``games``, Piazza's ``french_double``, ``horizon`` "match") make
+#: each iteration longer: the service's time (services.clocks) is what holds whatever the options.
+_ISMCTS_CEILINGS = {name: game.ismcts_iterations for name, game in games.GAMES.items()
+                    if game.ismcts_iterations is not None}
 
 #: The options each built-in bot accepts through the service; anything else is refused.
 BOT_OPTIONS: dict[str, dict[str, Setting]] = {
@@ -258,9 +146,9 @@ BOT_OPTIONS: dict[str, dict[str, Setting]] = {
         "bank_edge": Setting("number", 0, 1, why="the banker's edge per participant and chip staked"),
     },
     "ismcts": {
-        "iterations": Setting("int", 1, max(ISMCTS_ITERATIONS.values()), nullable=True,
+        "iterations": Setting("int", 1, max(_ISMCTS_CEILINGS.values()), nullable=True,
                               why="samples a decision; per game at most " + ", ".join(
-                                  f"{g} {n}" for g, n in sorted(ISMCTS_ITERATIONS.items()))),
+                                  f"{g} {n}" for g, n in sorted(_ISMCTS_CEILINGS.items()))),
         "time_ms": Setting("number", 1, 1000, nullable=True, why="milliseconds a decision"),
         "rollout": Setting("bot", nullable=True, why="a built-in bot that does not search and plays the game"),
         "exploration": Setting("number", 0, 10, why="UCB's c"),
@@ -333,8 +221,8 @@ def check_bot_options(bot: str, options: Any, field: str = "bot_config.options")
                 raise ServiceError(f"{where} must be a built-in bot that does not search: one of "
                                    f"{', '.join(rollouts)}, got {value!r}", "bot_config")
         elif spec.kind == "phases":
-            every = sorted({p for phases in PHASES.values() for p in phases})
-            longest = max(len(p) for p in PHASES.values())
+            every = sorted({p for game in games.GAMES.values() for p in game.phases})
+            longest = max(len(game.phases) for game in games.GAMES.values())
             if (not isinstance(value, list) or len(value) > longest
                     or not all(isinstance(p, str) and p in every for p in value) or len(set(value)) != len(value)):
                 raise ServiceError(f"{where} must list at most {longest} phase names, each once, from: "
@@ -347,8 +235,9 @@ def bot_options_problem(bot: str, game: str, options: Mapping[str, Any]) -> str 
     from playing ``game`` through the service, or None."""
     if bot != "ismcts":
         return None
+    declared = games.GAMES.get(game)
     iterations = options.get("iterations")
-    ceiling = ISMCTS_ITERATIONS.get(game)
+    ceiling = declared.ismcts_iterations if declared is not None else None
     if iterations is not None and ceiling is not None and iterations > ceiling:
         return f"iterations must be at most {ceiling} for {game} (about a second a decision), got {iterations}"
     rollout = options.get("rollout")
@@ -357,7 +246,7 @@ def bot_options_problem(bot: str, game: str, options: Mapping[str, Any]) -> str 
             return f"rollout {rollout!r} does not play {game}"
     delegate = options.get("delegate")
     if delegate:
-        phases = PHASES.get(game, ())
+        phases = declared.phases if declared is not None else ()
         wrong = [p for p in delegate if p not in phases]
         if wrong:
             names = ", ".join(phases) if phases else "none: its views have no phase"

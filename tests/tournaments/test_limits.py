@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 import bots
 import engine
 from bots.external import Limits
-from tournaments import limits
+from tournaments import games, limits
 from tournaments.models import Entry, Player, Tournament
 from tournaments.services import ServiceError
 from tournaments.services.leagues import league_create
@@ -41,9 +41,9 @@ def refused(check, *args, **kwargs) -> ServiceError:
 
 @pytest.mark.parametrize("name", sorted(engine.games()))
 def test_every_engine_option_is_bounded_by_the_limits_or_by_the_engine(name):
-    bounded = set(limits.GAME_OPTION_BOUNDS[name]) | set(limits.ENGINE_BOUNDED[name])
+    bounded = set(games.get(name).option_bounds) | set(games.get(name).engine_bounded)
     assert bounded == set(engine.game(name).options)
-    assert not set(limits.GAME_OPTION_BOUNDS[name]) & set(limits.ENGINE_BOUNDED[name])
+    assert not set(games.get(name).option_bounds) & set(games.get(name).engine_bounded)
 
 
 @pytest.mark.parametrize("name", sorted(engine.games()))
@@ -52,9 +52,9 @@ def test_the_games_docs_list_every_option_with_the_range_the_service_accepts(nam
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "games" / f"{name}.md").read_text()
     section = doc.split("## Limits in tournaments", 1)[1].split("\n## ", 1)[0]
-    for option, bound in limits.GAME_OPTION_BOUNDS[name].items():
+    for option, bound in games.get(name).option_bounds.items():
         assert f"| `{option}` | {bound.low} to {bound.high} |" in section
-    for option in limits.ENGINE_BOUNDED[name]:
+    for option in games.get(name).engine_bounded:
         assert f"`{option}`" in section
 
 
@@ -62,8 +62,8 @@ def resolved(game, players, **options):
     return engine.game(game).resolve_options(players, options)
 
 
-BOUNDS = [(game, option, bound) for game, table in sorted(limits.GAME_OPTION_BOUNDS.items())
-          for option, bound in sorted(table.items())]
+BOUNDS = [(game, option, bound) for game, declared in sorted(games.GAMES.items())
+          for option, bound in sorted(declared.option_bounds.items())]
 # Companion options (at the ceiling, just above it) under which the engine accepts both
 # values and the ceiling, not another rule, is what the value above meets (the menus of
 # amounts are checked on their own below).
@@ -95,7 +95,7 @@ def test_the_reported_engine_option_hands_of_a_billion_is_refused():
 
 
 def test_an_engine_option_the_limits_do_not_know_is_refused(monkeypatch):
-    monkeypatch.delitem(limits.ENGINE_BOUNDED["piazza"], "rivolta_scope")
+    monkeypatch.delitem(games.get("piazza").engine_bounded, "rivolta_scope")
     error = refused(limits.check_game_options, "piazza", 2, resolved("piazza", 2))
     assert "'rivolta_scope' is not accepted in tournaments of piazza" in error.message
 
@@ -155,7 +155,8 @@ def test_a_spacca_il_mazzo_match_runs_at_most_10000_turns_games_times_turn_limit
 def test_every_built_in_bot_has_an_explicit_list_of_the_options_it_accepts():
     builtin = {b for g in engine.games() for b in bots.available(g)} - {"subprocess", "http"}
     assert builtin == set(limits.BOT_OPTIONS)
-    assert set(limits.ISMCTS_ITERATIONS) == {g for g in engine.games() if "ismcts" in bots.available(g)}
+    assert {n for n, g in games.GAMES.items() if g.ismcts_iterations is not None} == {
+        g for g in engine.games() if "ismcts" in bots.available(g)}
 
 
 @pytest.mark.parametrize("name", sorted(engine.games()))
@@ -170,7 +171,7 @@ def test_the_phases_ismcts_may_delegate_are_the_phases_views_name(name):
                 seen.add(state.view(state.current_player()).get("phase"))
                 state.apply(rng.choice(state.legal_actions()))
     seen.discard(None)
-    assert seen == set(limits.PHASES[name])
+    assert seen == set(games.get(name).phases)
 
 
 def test_the_bot_docs_list_every_option_and_limit_the_service_accepts():
@@ -184,7 +185,7 @@ def test_the_bot_docs_list_every_option_and_limit_the_service_accepts():
             assert f"| `{option}` |" in section
     for name, bound in limits.EXTERNAL_LIMITS.items():
         assert f"| `{name}` | {bound.low:g} to " in section
-    for game, ceiling in limits.ISMCTS_ITERATIONS.items():
+    for game, ceiling in ((n, g.ismcts_iterations) for n, g in games.GAMES.items() if g.ismcts_iterations):
         assert f"{engine.game(game).title.split(' (')[0]} {ceiling}" in section
 
 

@@ -25,7 +25,7 @@ from .versions import standings_changed
 def check_game(game: str, table_size: Any, options: Any) -> dict:
     """The engine options as given, checked for every table size the tournament may use
     (a knockout's last tables can be smaller), by the engine and then against the
-    tournament ceilings (tournaments.limits.GAME_OPTION_BOUNDS: scores that fit their column,
+    tournament ceilings (tournaments/games/, read by tournaments.limits: scores that fit their column,
     matches that end in seconds). Defaults that depend on the table size, such as the dealer
     seat, are left to each match."""
     try:

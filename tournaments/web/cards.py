@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
 
-ITALIAN = "italian"
-FRENCH = "french"
+from tournaments import games
+from tournaments.games.base import FRENCH, ITALIAN
 
 # The Italian suits keep their names in every language (the rules call them so in English).
 ITALIAN_SUITS = {"D": "denari", "C": "coppe", "S": "spade", "B": "bastoni"}
@@ -30,13 +30,11 @@ RED_JOKER, BLACK_JOKER = "JR", "JB"
 
 
 def deck_of(game: str, options: dict | None = None) -> str:
-    """Which deck a match is played with: French for Spacca il mazzo and for Piazza's
-    ``french`` and ``french_double`` decks, Italian otherwise (docs/games/)."""
-    if game == "spacca_il_mazzo":
-        return FRENCH
-    if game == "piazza" and str((options or {}).get("deck", ITALIAN)).startswith(FRENCH):
-        return FRENCH
-    return ITALIAN
+    """Which deck a match is played with, as its game declares it (``deck`` in
+    tournaments/games/: French for Spacca il mazzo and for Piazza's ``french`` and
+    ``french_double`` decks, Italian otherwise; docs/games/); Italian for a game not declared."""
+    declared = games.GAMES.get(game)
+    return declared.deck(options) if declared is not None else ITALIAN
 
 
 @dataclass(frozen=True)

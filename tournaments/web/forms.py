@@ -24,7 +24,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext, gettext_lazy as _
 
 import engine
-from tournaments import formats, limits, standings
+from tournaments import formats, games, limits, standings
 from tournaments.models import ApiToken, Player, RatingLadder, Tournament
 from tournaments.services import ServiceError, accounts
 from tournaments.services.players import builtin_bots
@@ -201,7 +201,8 @@ class OptionField:
                 values.append((NONE, gettext("none")))
             field = forms.ChoiceField(label=label, required=False, choices=[("", default_said), *values])
         else:
-            bound = limits.GAME_OPTION_BOUNDS.get(self.game, {}).get(self.name)
+            declared = games.GAMES.get(self.game)
+            bound = declared.option_bounds.get(self.name) if declared is not None else None
             lows = [b for b in (_static(option.low), bound and bound.low) if b is not None]
             highs = [b for b in (_static(option.high), bound and bound.high) if b is not None]
             field = forms.IntegerField(label=label, required=False, min_value=max(lows, default=None),

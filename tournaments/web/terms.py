@@ -15,16 +15,9 @@ from dataclasses import dataclass
 
 from django.utils.translation import get_language, gettext, gettext_lazy as _, pgettext, pgettext_lazy
 
-from tournaments import standings
+from tournaments import games, standings
 from tournaments.models import Match, Player, Round, Tournament
 
-# The games' own names: the same in Italian and English.
-GAME_NAMES = {
-    "piazza": "Piazza",
-    "sette_e_mezzo": "Sette e mezzo",
-    "spacca_il_mazzo": "Spacca il mazzo",
-    "stoppa": "Stoppa",
-}
 
 FORMAT_NAMES = {
     "round_robin": _("Round robin"),
@@ -74,7 +67,9 @@ RATING_SYSTEMS = {"elo": "Elo", "openskill": "OpenSkill (Plackett-Luce)"}
 
 
 def game_name(game: str) -> str:
-    return GAME_NAMES.get(game, game.replace("_", " ").capitalize())
+    """The game's own name (``display_name`` in tournaments/games/): the same in Italian and English."""
+    declared = games.GAMES.get(game)
+    return declared.display_name if declared is not None else game.replace("_", " ").capitalize()
 
 
 def format_name(name: str) -> str:
