@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
+import engine
 
 # Players for each game's figures, and how many hands a match holds (by its options).
 TABLE = {"sette_e_mezzo": 5, "stoppa": 4, "spacca_il_mazzo": 4, "piazza": 4}

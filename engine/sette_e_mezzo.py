@@ -225,7 +225,7 @@ class SetteEMezzoState(State):
             lo, hi = self.options["stake_min"], self.options["stake_max"]
             return f"a stake is an integer from {lo} to {hi}, got {action.get('amount')!r} (SM-A2)"
         if kind == "stake":
-            return f"'stake' is not allowed: stakes are fixed before play and never change (SM-A17)"
+            return "'stake' is not allowed: stakes are fixed before play and never change (SM-A17)"
         if kind == "hit":
             if not self.stock:
                 return "'hit' is not allowed: the tallone is empty, so the only choice is to stand (SM-A12)"
@@ -346,7 +346,6 @@ class SetteEMezzoState(State):
 
     def _settle(self) -> None:
         banker = self.banker
-        matta = self.matta
         order = self.order
         players = order[:-1]
         ranks = self.rank

@@ -72,7 +72,7 @@ from itertools import chain
 from typing import Any
 
 from .cards import BLACK_JOKER, FRENCH_DECK, FRENCH_DECK_WITH_JOKERS, RED_JOKER, check_deck, match_rng, shuffled
-from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, shown, stacked_decks
+from .core import Game, InvalidOptions, Option, State, dealer_option, shown, stacked_decks
 
 #: Ranks in the seed's hierarchy (SP-A1), then the special 2 and 10; index = rank number.
 RANKS = ("3", "4", "5", "6", "7", "8", "9", "J", "K", "Q", "A", "2", "10")
@@ -900,7 +900,6 @@ def _analyse(view: dict[str, Any]) -> tuple:
 
 def _determinize(game: SpaccaIlMazzo, view: dict[str, Any], rng: random.Random) -> SpaccaIlMazzoState:
     n = view["players"]
-    seat = view["seat"]
     table = view["table"]
     out, known_cards, jokers, unseen, missing, deck1, vis = _analyse(view)
     # Jokers lie only where deck 1 still is: face-down slots and MAIN.

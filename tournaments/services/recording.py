@@ -20,10 +20,10 @@ import engine
 from tournaments import limits
 from tournaments.models import AuditEvent, Match, Result, Seat, Tournament
 
+from . import webhooks
 from .bulk import bulk_set, bulk_set_rows
 from .errors import ServiceError
 from .leagues import seasons_close_after
-from . import webhooks
 from .rounds import NOTHING, Progress, rounds_close
 from .versions import standings_changed
 
