@@ -50,9 +50,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from online import (  # noqa: E402 - bench/online.py's client and server helpers
-    Connection, database_drop, database_recreate, free_port, percentile, start_server, stop,
-)
+from online import Connection, database_drop, database_recreate, free_port, percentile, start_server, stop
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
@@ -68,13 +66,11 @@ BATCH = 5000  # rows per bulk insert
 def fill(args) -> dict:
     """The data, in bulk; returns what the load needs: ids of the ladder, the tournament, some
     players and some matches."""
-    import engine
     from django.contrib.auth import get_user_model
     from django.utils import timezone
 
-    from tournaments.models import (
-        Entry, Match, Player, Rating, RatingChange, Result, Round, Seat, Tournament,
-    )
+    import engine
+    from tournaments.models import Entry, Match, Player, Rating, RatingChange, Result, Round, Seat, Tournament
     from tournaments.services.ladders import board_line, ladder_create, ladder_system
 
     rng = random.Random(1)
@@ -109,7 +105,7 @@ def fill(args) -> dict:
                                      finished_at=now, record=state.to_json()))
                 seats.append((at_table, list(state.scores()), list(state.places())))
             Match.objects.bulk_create(matches, batch_size=BATCH)
-            for match, (at_table, scores, places) in zip(matches, seats):
+            for match, (_, scores, places) in zip(matches, seats):
                 results.append(Result(match=match, scores=scores, places=places, source=Result.Source.ENGINE))
             Seat.objects.bulk_create(
                 (Seat(match=match, position=pos, player_id=player, score=scores[pos], place=places[pos])
@@ -118,7 +114,7 @@ def fill(args) -> dict:
             Result.objects.bulk_create(results, batch_size=BATCH)
             if rate:
                 rows = []
-                for match, (at_table, scores, places) in zip(matches, seats):
+                for match, (at_table, _, places) in zip(matches, seats):
                     for change in system.rate([(p, current[p], places[pos]) for pos, p in enumerate(at_table)]):
                         sequence += 1
                         rows.append(RatingChange(

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bots import arena  # noqa: E402
+from bots import arena
 
 
 def main() -> None:

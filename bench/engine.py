@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import engine  # noqa: E402
-from tournaments import games  # noqa: E402  (each game's table, hands option and target: tournaments/games/)
+import engine
+from tournaments import games  # (each game's table, hands option and target: tournaments/games/)
 
 
 CLOCK = time.perf_counter

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.formats import RoundResult, Swiss, TableResult  # noqa: E402
+from tournaments.formats import RoundResult, Swiss, TableResult
 
 
 def pair_times(entrants: int, seats: int, rounds: int, seed: int) -> list[float]:

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.ratings import EloSystem, PlackettLuceSystem, rate_match, replay_ladder  # noqa: E402
-from tournaments.standings import TableResult, standings  # noqa: E402
+from tournaments.ratings import EloSystem, PlackettLuceSystem, rate_match, replay_ladder
+from tournaments.standings import TableResult, standings
 
 
 def tables(seed: int, count: int, players: int, seats: int) -> list[dict[int, int]]:

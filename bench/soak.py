@@ -438,7 +438,7 @@ class Soak:
     def fault(self, kind: str) -> None:
         try:
             getattr(self, f"fault_{kind}")(kind)
-        except Exception as exc:  # a fault that cannot be made is reported, never the soak's end
+        except Exception as exc:  # noqa: BLE001 - a fault that cannot be made is reported, never the soak's end
             self.say(f"fault {kind} failed: {exc!r}")
 
     def _worker(self) -> Proc:

@@ -89,16 +89,17 @@ def main() -> None:
 
     call_command("migrate", verbosity=0)
 
+    from django.utils import timezone
+
     import bots.runner
     from bots import arena
     from tournaments.management.commands.run_tournament import parse_pairs
     from tournaments.models import Match, Player, Tournament
+    from tournaments.services import dispatch
     from tournaments.services.ladders import ladder_create
     from tournaments.services.players import builtin_bot_get_or_create, player_bot, player_create
     from tournaments.services.seeds import bot_seed
     from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
-    from tournaments.services import dispatch
-    from django.utils import timezone
 
     workers = []
     env = dict(os.environ, DATABASE_CONN_MAX_AGE="60")

@@ -132,15 +132,15 @@ class ArenaReport:
                                    for i, (c, w) in enumerate(zip(row, widths))).rstrip())
         if self.pairs:
             unit = "deal" if self.duplicate else "match"
-            rows = [(f"paired (per {unit})", "mean", "95% CI")]
+            pair_rows = [(f"paired (per {unit})", "mean", "95% CI")]
             for p in self.pairs:
-                rows.append((f"{p.a} − {p.b}", f"{p.mean:+.3f}",
-                             f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]"))
-            widths = [max(len(r[i]) for r in rows) for i in range(3)]
+                pair_rows.append((f"{p.a} − {p.b}", f"{p.mean:+.3f}",
+                                  f"[{p.ci_low:+.3f}, {p.ci_high:+.3f}]"))
+            widths = [max(len(r[i]) for r in pair_rows) for i in range(3)]
             lines.append("")
-            for row in rows:
+            for pair_row in pair_rows:
                 lines.append("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                                       for i, (c, w) in enumerate(zip(row, widths))))
+                                       for i, (c, w) in enumerate(zip(pair_row, widths))))
         return "\n".join(lines)
 
 
@@ -299,9 +299,9 @@ def _report(game, table, seed, duplicate, deals, results, elapsed) -> ArenaRepor
     seats_of = Counter(table)
     # Per bot: the mean over its seats in each match, grouped by unit (match or deal).
     units: dict[str, dict[int, list[float]]] = {name: {} for name in names}
-    firsts = Counter()
-    decisions = Counter()
-    spent = Counter()
+    firsts = dict.fromkeys(names, 0.0)  # a shared first place counts a fraction
+    decisions: Counter[str] = Counter()
+    spent: Counter[str] = Counter()
     forfeits: dict[str, Counter] = {name: Counter() for name in names}
     for i, res in enumerate(results):
         unit = res.deal if duplicate else i

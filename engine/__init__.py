@@ -95,8 +95,10 @@ def load(data: Mapping[str, Any]) -> State:
     )
 
 
-# The games register themselves on import.
+# The games register themselves on import, after register() exists (isort: kept in this order).
+# isort: off
 from . import sette_e_mezzo  # noqa: E402,F401
 from . import stoppa  # noqa: E402,F401
 from . import spacca_il_mazzo  # noqa: E402,F401
 from . import piazza  # noqa: E402,F401
+# isort: on

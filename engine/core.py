@@ -28,7 +28,7 @@ import json
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Self, TypeVar
 
 Action = dict[str, Any]
 Event = dict[str, Any]
@@ -120,7 +120,10 @@ def dealer_option() -> Option:
 # --------------------------------------------------------------------------- games
 
 
-class Game:
+S = TypeVar("S", bound="State")
+
+
+class Game(Generic[S]):
     """A game: its identity, its options and a factory of matches.
 
     Subclasses set ``name``, ``title``, ``min_players``, ``max_players``, ``options`` (a
@@ -134,7 +137,7 @@ class Game:
     min_players: int = 2
     max_players: int = 2
     options: Mapping[str, Option] = {}
-    state_class: type[State]
+    state_class: type[S]
     #: Whether the scores of every finished match add up to 0 (chips that only change hands).
     zero_sum: bool = False
 
@@ -191,7 +194,7 @@ class Game:
         seed: int | str | None = None,
         options: Mapping[str, Any] | None = None,
         deck: Any = None,
-    ) -> State:
+    ) -> S:
         """Start a match. ``seed=None`` draws a fresh seed, recorded in ``to_json()``."""
         players = self.check_players(players)
         if seed is None:
@@ -201,7 +204,7 @@ class Game:
         resolved = self.resolve_options(players, options)
         return self.state_class(self, players, seed, resolved, deck)
 
-    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> State:
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> S:
         """A complete, playable state consistent with ``view`` (a ``view(seat)`` dict).
 
         For search bots (ISMCTS): everything the view shows is kept exactly; every card the
@@ -265,7 +268,7 @@ class State:
         """Explain, naming the rule, why ``action`` is not among the legal actions."""
         return f"{shown(action)} is not a legal action now"
 
-    def _copy_into(self, new: State) -> None:
+    def _copy_into(self, new: Self) -> None:
         """Give ``new`` (a shallow copy of self) its own copies of every mutable container."""
         raise NotImplementedError
 
@@ -309,7 +312,7 @@ class State:
         self._do(candidate, False)
         self._advance()
 
-    def _match_multiset(self, action: Any, legal: list[Action]) -> Action:
+    def _match_multiset(self, action: Any, legal: Sequence[Action]) -> Action:
         if self._turn is None:
             raise IllegalAction("the match is over: no action is legal")
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
@@ -319,7 +322,7 @@ class State:
             raise IllegalAction(self._why_refused(action, legal))
         return found
 
-    def _as_multiset(self, action: Action, legal: list[Action]) -> Action | None:
+    def _as_multiset(self, action: Action, legal: Sequence[Action]) -> Action | None:
         """The legal action ``action`` is, its cards compared as a multiset; None if none."""
         cards = action.get("cards")
         if isinstance(cards, list) and all(isinstance(c, str) for c in cards):
@@ -331,7 +334,7 @@ class State:
                         return candidate
         return None
 
-    def _why_refused(self, action: Action, legal: list[Action]) -> str:
+    def _why_refused(self, action: Action, legal: Sequence[Action]) -> str:
         """Why ``action`` is not legal. An action that would be legal without the keys no legal
         action of its type has now (``{"type": "pass", "amount": 0}``) is refused for those
         keys, named, with the legal action it would be (the game may name its own rule:
@@ -372,7 +375,7 @@ class State:
         places = self.places()
         return sorted(range(self.players), key=lambda s: (places[s], s))
 
-    def clone(self) -> State:
+    def clone(self) -> Self:
         """An independent copy, cheap enough for search bots."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
@@ -432,7 +435,7 @@ def places_from(values: Sequence[float], higher_is_better: bool = True) -> list[
     """Competition places for ``values``: 1 for the best, equal values share (1, 1, 3)."""
     sign = -1 if higher_is_better else 1
     ordered = sorted(sign * v for v in values)
-    first = {}
+    first: dict[float, int] = {}
     for i, v in enumerate(ordered):
         first.setdefault(v, i + 1)
     return [first[sign * v] for v in values]

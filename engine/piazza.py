@@ -90,8 +90,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from .cards import FRENCH_DECK, FRENCH_DECK_WITH_JOKERS, ITALIAN_DECK, JOKERS, check_deck, match_rng, shuffled
 from .core import Game, InvalidOptions, Option, State, dealer_option, stacked_decks
@@ -137,7 +138,7 @@ JOKER_MODULUS = 5
 def _variant(name: str, double: bool = False) -> Variant:
     if name == "italian":
         figures, numerals = _ITALIAN_FIGURES, _ITALIAN_NUMERALS
-        ranks = ("A", "2", "3", "4", "5", "6", "7")
+        ranks: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7")
         hierarchy = ("D", "S", "C", "B")
         order = {c: i for i, c in enumerate(ITALIAN_DECK)}
         modulus = {f: _ITALIAN_MOD[f[0]] for f in figures}
@@ -236,7 +237,7 @@ _GIVE: dict[str, dict] = {}
 _DISCARD: dict[tuple[str, ...], dict] = {}
 _REVEAL: dict[tuple[str, ...], dict] = {}
 _REPLACE: dict[tuple[str, ...], list] = {}
-_AMOUNTS: dict[tuple[str, int, int], list] = {}
+_AMOUNTS: dict[tuple[Any, ...], list] = {}  # by the menu's kind and what it depends on
 
 
 def _show(card: str) -> dict:
@@ -628,6 +629,7 @@ class PiazzaState(State):
             return
         if self.replacements >= self.replacement_limit:  # the safety valve (PZ-A15, EC-10)
             figure = self.figure
+            assert figure is not None  # a replacement is for the figure on the table
             self.set_aside += (figure,)
             self._event({"type": "set_aside", "figure": figure, "replacements": self.replacements})
             self._end_turn()
@@ -810,6 +812,7 @@ class PiazzaState(State):
 
     def _award(self, winner: int) -> None:
         figure = self.figure
+        assert figure is not None  # the figure on the table is the one won
         pts = self.modulus
         points = list(self.points)
         points[winner] += pts
@@ -878,6 +881,7 @@ class PiazzaState(State):
         if phase == CLAIM:
             return PRENDO_OR_PASS
         seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
         if phase == JOINING:
             return _join_actions(self.level, self.table_max)
         if phase == RESPONSE:
@@ -918,6 +922,7 @@ class PiazzaState(State):
 
     def _do(self, action: dict, forced: bool) -> None:
         seat = self._turn
+        assert seat is not None  # _do runs only while a seat is to act
         phase = self.phase
         if phase == COMMERCIO:
             if action is PASS or action["type"] == "pass":
@@ -965,6 +970,7 @@ class PiazzaState(State):
     def _why_illegal(self, action: dict) -> str:
         kind = action.get("type")
         seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
         phase = self.phase
         name = PHASE_NAMES[phase]
         who = f"seat {seat}"
@@ -1040,7 +1046,7 @@ class PiazzaState(State):
             )
         return f"{wrong} (3.4, 3.5)"
 
-    def _copy_into(self, new: State) -> None:
+    def _copy_into(self, new: Self) -> None:
         # Everything else is immutable (tuples, ints, bitmasks) or replaced on change.
         new.stock = self.stock.copy()
         new.discards = self.discards.copy()
@@ -1115,7 +1121,7 @@ class PiazzaState(State):
         return view
 
 
-class Piazza(Game):
+class Piazza(Game[PiazzaState]):
     name = "piazza"
     title = "Piazza"
     min_players = 2
@@ -1141,7 +1147,7 @@ class Piazza(Game):
         "dealer": dealer_option(),
     }
 
-    def determinize(self, view: dict[str, Any], rng: random.Random) -> PiazzaState:
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> PiazzaState:
         """A playable state consistent with ``view`` (see :meth:`engine.Game.determinize`).
 
         Kept exactly: the seat's hand, every count, the figures won and set aside, the
@@ -1183,12 +1189,12 @@ def _visibility(event: dict, seat: int) -> tuple[tuple[int, ...], dict] | None:
     return ((seat,), redacted)
 
 
-def _known_from_events(view: dict[str, Any]) -> tuple[list[Counter], Counter, list[int]]:
+def _known_from_events(view: Mapping[str, Any]) -> tuple[list[Counter], Counter, list[int]]:
     """From the turn's events: the cards each seat is known to hold, the cards known to lie
     in the discard pile, and (for the current request or joining round) who was asked."""
     n = view["players"]
     me = view["seat"]
-    known = [Counter() for _ in range(n)]
+    known: list[Counter] = [Counter() for _ in range(n)]
     discarded: Counter = Counter()
     asked: list[int] = []
     for e in view["events"]:
@@ -1234,7 +1240,7 @@ def _thrown(known: Counter, cards: list[str], discarded: Counter) -> None:
         discarded[c] += 1
 
 
-def _constraints(view: dict[str, Any], asked: list[int]) -> dict[int, tuple[str, Any]]:
+def _constraints(view: Mapping[str, Any], asked: list[int]) -> dict[int, tuple[str, Any]]:
     """What the current step says about each other seat's hand: ``("rank", r)`` holds a card
     of rank r, ``("norank", r)`` holds none, ``("take", None)`` holds a take-set,
     ``("notake", None)`` holds none."""
@@ -1297,7 +1303,7 @@ def _satisfied(hand: tuple[str, ...], rule: tuple[str, Any], m: int) -> bool:
 _TRIES = 200
 
 
-def _determinize(game: Piazza, view: dict[str, Any], rng: random.Random) -> PiazzaState:
+def _determinize(game: Piazza, view: Mapping[str, Any], rng: random.Random) -> PiazzaState:
     n = view["players"]
     me = view["seat"]
     if not isinstance(me, int):
@@ -1361,7 +1367,10 @@ def _determinize(game: Piazza, view: dict[str, Any], rng: random.Random) -> Piaz
     return _build(game, view, v, hands, stock, discards, asked, rng)
 
 
-def _seat_by_seat(unseen, known_cards, missing, rules, m, key, rng):
+def _seat_by_seat(
+    unseen: list[str], known_cards: list[list[str]], missing: list[int], rules: dict[int, tuple[str, Any]], m: int,
+    key: Callable[[str], int], rng: random.Random,
+) -> tuple[list[str], list[tuple[str, ...]]]:
     """The fallback when rejection of whole deals takes too long: each constrained seat in
     turn draws its hidden cards from what is left until its rule holds."""
     n = len(missing)
@@ -1381,16 +1390,20 @@ def _seat_by_seat(unseen, known_cards, missing, rules, m, key, rng):
     left = shuffled(left, rng)
     rest: list[str] = []
     for s in range(n):
-        if parts[s] is None:
-            parts[s] = left[: missing[s]]
+        part = parts[s]
+        if part is None:
+            part = parts[s] = left[: missing[s]]
             left = left[missing[s] :]
-        rest += parts[s]
+        rest += part
     rest += left
-    hands = [tuple(sorted(known_cards[s] + parts[s], key=key)) for s in range(n)]
+    hands = [tuple(sorted(known_cards[s] + (parts[s] or []), key=key)) for s in range(n)]
     return rest, hands
 
 
-def _build(game, view, v, hands, stock, discards, asked, rng) -> PiazzaState:
+def _build(
+    game: Piazza, view: Mapping[str, Any], v: Variant, hands: list[tuple[str, ...]], stock: list[str],
+    discards: list[str], asked: list[int], rng: random.Random,
+) -> PiazzaState:
     n = view["players"]
     me = view["seat"]
     state = object.__new__(PiazzaState)

@@ -48,7 +48,8 @@ Scores are net chips, one per seat; they sum to zero.
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Self
 
 from .cards import ITALIAN_DECK, check_deck, match_rng, shuffled
 from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, stacked_decks
@@ -207,7 +208,9 @@ class SetteEMezzoState(State):
             return self._stakes
         if not self.stock:
             return ONLY_STAND
-        if self.mode[self._turn] is None:
+        seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
+        if self.mode[seat] is None:
             return FIRST_MOVES
         return LATER_MOVES
 
@@ -218,6 +221,7 @@ class SetteEMezzoState(State):
     def _why_illegal(self, action: dict) -> str:
         kind = action.get("type")
         seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
         who = "the banker" if seat == self.banker else f"seat {seat}"
         if self.phase == "stake":
             if kind != "stake":
@@ -225,7 +229,7 @@ class SetteEMezzoState(State):
             lo, hi = self.options["stake_min"], self.options["stake_max"]
             return f"a stake is an integer from {lo} to {hi}, got {action.get('amount')!r} (SM-A2)"
         if kind == "stake":
-            return f"'stake' is not allowed: stakes are fixed before play and never change (SM-A17)"
+            return "'stake' is not allowed: stakes are fixed before play and never change (SM-A17)"
         if kind == "hit":
             if not self.stock:
                 return "'hit' is not allowed: the tallone is empty, so the only choice is to stand (SM-A12)"
@@ -239,6 +243,7 @@ class SetteEMezzoState(State):
 
     def _do(self, action: dict, forced: bool) -> None:
         seat = self._turn
+        assert seat is not None  # _do runs only while a seat is to act
         kind = action["type"]
         if kind == "stake":
             self._stake(seat, action["amount"])
@@ -328,6 +333,7 @@ class SetteEMezzoState(State):
         if seat != self.banker:
             # A busting player pays his stake to the banker at once (SEED-1, SM-A9).
             paid = self.stake[seat]
+            assert paid is not None  # a player busts only after he staked
             self.chips[seat] -= paid
             self.chips[self.banker] += paid
             event["paid"] = paid
@@ -346,7 +352,6 @@ class SetteEMezzoState(State):
 
     def _settle(self) -> None:
         banker = self.banker
-        matta = self.matta
         order = self.order
         players = order[:-1]
         ranks = self.rank
@@ -369,6 +374,7 @@ class SetteEMezzoState(State):
             if seat == banker or self.status[seat] == BUSTED:
                 continue
             stake = self.stake[seat]
+            assert stake is not None  # every player has staked before the settlement
             if b_rank == BUST or rank > b_rank:
                 mult = MULTIPLIER.get(rank, 1)
                 if single and b_rank == SEVEN_AND_A_HALF:
@@ -415,7 +421,7 @@ class SetteEMezzoState(State):
         """Net chips of each seat; they sum to zero."""
         return list(self.chips)
 
-    def _copy_into(self, new: State) -> None:
+    def _copy_into(self, new: Self) -> None:
         new.stock = self.stock.copy()
         new.cards = [c.copy() for c in self.cards]
         new.down = self.down.copy()
@@ -513,7 +519,7 @@ def _matta_option() -> Option:
     )
 
 
-class SetteEMezzo(Game):
+class SetteEMezzo(Game[SetteEMezzoState]):
     name = "sette_e_mezzo"
     title = "Sette e mezzo"
     min_players = 3
@@ -538,7 +544,7 @@ class SetteEMezzo(Game):
         ),
     }
 
-    def determinize(self, view: dict[str, Any], rng: random.Random) -> SetteEMezzoState:
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> SetteEMezzoState:
         """A playable state consistent with ``view(seat)``, the unknowns sampled (engine.md).
 
         Unknown: every face-down card the seat has not seen (others', and its own before
@@ -611,7 +617,7 @@ class SetteEMezzo(Game):
         raise ValueError("no deal consistent with this view was found")
 
     def _replay_hand(
-        self, view: dict, options: dict, stakes: list[int], deck: list[str], seed: int
+        self, view: Mapping[str, Any], options: dict, stakes: list[int], deck: list[str], seed: int
     ) -> SetteEMezzoState | None:
         """The current hand replayed on ``deck``, as hand ``view["hand"]`` of the match."""
         hand, hands = view["hand"], view["hands"]

@@ -68,11 +68,12 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
+from collections.abc import Mapping
 from itertools import chain
-from typing import Any
+from typing import Any, Self
 
 from .cards import BLACK_JOKER, FRENCH_DECK, FRENCH_DECK_WITH_JOKERS, RED_JOKER, check_deck, match_rng, shuffled
-from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, shown, stacked_decks
+from .core import Game, InvalidOptions, Option, State, dealer_option, shown, stacked_decks
 
 #: Ranks in the seed's hierarchy (SP-A1), then the special 2 and 10; index = rank number.
 RANKS = ("3", "4", "5", "6", "7", "8", "9", "J", "K", "Q", "A", "2", "10")
@@ -179,6 +180,7 @@ LEVEL_2 = 11  # levels 11 and 12 are the 2 and the 10: they reset the reference
 
 class SpaccaIlMazzoState(State):
     card_order = CARD_ORDER
+    dealer: int  # set by each game's deal (_start_game), from the previous game's dealer
 
     # ------------------------------------------------------------------ setup
 
@@ -322,6 +324,7 @@ class SpaccaIlMazzoState(State):
 
     def _legal_actions(self) -> list[dict]:
         seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
         if self.joker:
             return self._joker_choices(seat)
         base = seat * 13
@@ -353,7 +356,7 @@ class SpaccaIlMazzoState(State):
     def _joker_choices(self, seat: int) -> list[dict]:
         if self.joker == JOKER_HAND:
             return [JOKER_DUMP, JOKER_DECLINE]
-        acts = [JOKER_THROW_CARD[c] for c in dict.fromkeys(self._up_cards(seat))]
+        acts: list[dict] = [JOKER_THROW_CARD[c] for c in dict.fromkeys(self._up_cards(seat))]
         d = 3 * seat
         for i in range(3):
             if self.down[d + i] is not None:
@@ -364,6 +367,7 @@ class SpaccaIlMazzoState(State):
     def _why_illegal(self, action: dict) -> str:
         kind = action.get("type")
         seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
         if kind not in ACTION_TYPES:
             return f"{kind!r} is not an action of Spacca il mazzo: use {', '.join(ACTION_TYPES)} (4.4, 4.6)"
         if self.joker == JOKER_HAND:
@@ -428,6 +432,7 @@ class SpaccaIlMazzoState(State):
 
     def _do(self, action: dict, forced: bool) -> None:
         seat = self._turn
+        assert seat is not None  # _do runs only while a seat is to act
         kind = action["type"]
         if kind == "play":
             self._play(seat, action["cards"], forced)
@@ -529,6 +534,7 @@ class SpaccaIlMazzoState(State):
     def _flip(self, seat: int, slot: int, forced: bool) -> None:
         i = 3 * seat + slot
         card = self.down[i]
+        assert card is not None  # only a slot that holds a card is flipped
         self.down[i] = None
         self.dn[seat] -= 1
         event = {"type": "flip", "seat": seat, "slot": slot, "card": card, "forced": forced}
@@ -714,7 +720,7 @@ class SpaccaIlMazzoState(State):
         """Each seat's points over the games played so far."""
         return list(self.points)
 
-    def _copy_into(self, new: State) -> None:
+    def _copy_into(self, new: Self) -> None:
         new.hk = self.hk.copy()
         new.uk = self.uk.copy()
         new.hp = self.hp.copy()
@@ -784,7 +790,7 @@ def _sorted(cards: list[str]) -> list[str]:
     return sorted(cards, key=CARD_ORDER.__getitem__)
 
 
-class SpaccaIlMazzo(Game):
+class SpaccaIlMazzo(Game[SpaccaIlMazzoState]):
     name = "spacca_il_mazzo"
     title = "Spacca il mazzo (Spacc 'u mazz)"
     min_players = 2
@@ -799,7 +805,7 @@ class SpaccaIlMazzo(Game):
         "dealer": dealer_option(),
     }
 
-    def determinize(self, view: dict[str, Any], rng: random.Random) -> SpaccaIlMazzoState:
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> SpaccaIlMazzoState:
         """A playable state consistent with ``view`` (see :meth:`engine.Game.determinize`).
 
         Kept exactly: the seat's hand, every face-up card, the pile, the counts of every zone,
@@ -821,7 +827,7 @@ class SpaccaIlMazzo(Game):
         return _determinize(self, view, rng)
 
 
-def _known_from_events(view: dict[str, Any]) -> tuple[list[str], list[dict[str, int]]]:
+def _known_from_events(view: Mapping[str, Any]) -> tuple[list[str], list[dict[str, int]]]:
     """The cards that went OUT this game, and the cards each seat is known to hold in hand,
     read from the public events of the view (4.5, 4.6, SP-A9, SP-A15)."""
     out: list[str] = []
@@ -867,7 +873,7 @@ _TWO_DECKS = Counter(FRENCH_DECK_WITH_JOKERS) + Counter(FRENCH_DECK)
 _LAST: list[Any] = [None, -1, None]
 
 
-def _analyse(view: dict[str, Any]) -> tuple:
+def _analyse(view: Mapping[str, Any]) -> tuple:
     """What ``view`` says about the hidden cards: OUT, each seat's known hand cards, the
     unseen cards (jokers apart, canonical order) and how many of each zone are unknown."""
     events = view["events"]
@@ -898,9 +904,8 @@ def _analyse(view: dict[str, Any]) -> tuple:
     return found
 
 
-def _determinize(game: SpaccaIlMazzo, view: dict[str, Any], rng: random.Random) -> SpaccaIlMazzoState:
+def _determinize(game: SpaccaIlMazzo, view: Mapping[str, Any], rng: random.Random) -> SpaccaIlMazzoState:
     n = view["players"]
-    seat = view["seat"]
     table = view["table"]
     out, known_cards, jokers, unseen, missing, deck1, vis = _analyse(view)
     # Jokers lie only where deck 1 still is: face-down slots and MAIN.
@@ -960,7 +965,8 @@ def _determinize(game: SpaccaIlMazzo, view: dict[str, Any], rng: random.Random) 
     state.hn = [len(c) for c in hands]
     state.un = [len(t["up"]) for t in table]
     state.dn = [len(t["down"]) for t in table]
-    state.down = down = [None] * (3 * n)
+    down: list[str | None] = [None] * (3 * n)
+    state.down = down
     i = 0
     for s in range(n):
         for slot in table[s]["down"]:

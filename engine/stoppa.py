@@ -75,8 +75,9 @@ they sum to zero once no chips are left in the pot.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from itertools import combinations
-from typing import Any
+from typing import Any, Self
 
 from .cards import ITALIAN_DECK, ITALIAN_RANKS, ITALIAN_SUITS, check_deck, match_rng, shuffled
 from .core import Game, IllegalAction, InvalidOptions, Option, State, dealer_option, shown, stacked_decks
@@ -125,8 +126,8 @@ def _bet_actions(cip: int, max_bet: int) -> tuple[tuple[dict, ...], dict[int, tu
     menus = _BET_ACTIONS.get(key)
     if menus is None:
         amounts = range(cip, max_bet + 1, cip)
-        opening = (PASS,) + tuple({"type": "open", "amount": x} for x in amounts)
-        raises = [{"type": "raise", "amount": y} for y in amounts]
+        opening: tuple[dict, ...] = (PASS,) + tuple({"type": "open", "amount": x} for x in amounts)
+        raises: list[dict[str, Any]] = [{"type": "raise", "amount": y} for y in amounts]
         after = {lvl: (PASS, SEE) + tuple(r for r in raises if r["amount"] > lvl) for lvl in amounts}
         menus = _BET_ACTIONS[key] = (opening, after)
     return menus
@@ -188,12 +189,12 @@ def _show_actions(cards: tuple[str, ...]) -> tuple[dict, ...]:
     by suit (D, C, S, B), the highest point first within a suit."""
     acts = _SHOW_CACHE.get(cards)
     if acts is None:
-        acts = []
+        found: list[dict] = []
         for suit in ITALIAN_SUITS:
             group = tuple([c for c in cards if c[1] == suit])
             if group:
-                acts.extend([e[1] for e in _suit_declarations(group)])
-        acts = tuple(acts)
+                found.extend([e[1] for e in _suit_declarations(group)])
+        acts = tuple(found)
         if len(cards) <= 3:  # the side rounds' packets recur; whole hands rarely do
             _SHOW_CACHE[cards] = acts
     return acts
@@ -201,7 +202,7 @@ def _show_actions(cards: tuple[str, ...]) -> tuple[dict, ...]:
 
 def best_point(cards: list[str] | tuple[str, ...]) -> int:
     """The highest point the cards can declare: the best three of a suit (1.6); 0 if none."""
-    best = {}
+    best: dict[str, list[int]] = {}
     for c in cards:
         best.setdefault(c[1], []).append(CARD_POINTS[c])
     return max((sum(sorted(p, reverse=True)[:3]) for p in best.values()), default=0)
@@ -338,12 +339,14 @@ class StoppaState(State):
             if self.level == 0:
                 return list(self._opening)
             return list(self._after[self.level])
-        acts = list(_show_actions(tuple(self._eligible(self._turn))))
+        seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
+        acts = list(_show_actions(tuple(self._eligible(seat))))
         if self.show_pos > 0:
             acts.append(CONCEDE)
         return acts
 
-    def _eligible(self, seat: int) -> list[str]:
+    def _eligible(self, seat: int) -> tuple[str, ...]:
         """The cards that count in this round: the round's packet, or the whole hand (ST-A29)."""
         if self.rnd < len(self.rounds):
             return self.received[seat][self.rnd]
@@ -352,6 +355,7 @@ class StoppaState(State):
     def _do(self, action: dict, forced: bool) -> None:
         kind = action["type"]
         seat = self._turn
+        assert seat is not None  # _do runs only while a seat is to act
         if self.phase == STOPPA:
             if kind == "lay":
                 self._lay(seat, action["cards"], forced)
@@ -365,6 +369,8 @@ class StoppaState(State):
     def _why_illegal(self, action: dict) -> str:
         kind = action.get("type")
         seat = self._turn
+        if seat is None:
+            return "the match is over: no action is legal"
         phase = self.phase
         if phase == BET:
             level = self.level
@@ -459,6 +465,7 @@ class StoppaState(State):
             self.last_caller = seat
             event = {"type": "see", "seat": seat, "amount": level}
         else:  # open or raise
+            assert amount is not None  # a legal open or raise has its amount
             commit = self.commit
             delta = amount - commit[seat]
             commit[seat] = amount
@@ -495,6 +502,7 @@ class StoppaState(State):
     def _start_showdown(self) -> None:
         n = self.players
         first = self.last_caller
+        assert first is not None  # a showdown follows a call
         self.show_order = [s for s in ((first + i) % n for i in range(n)) if self.inn[s]]
         self.show_pos = 0
         self.declared: list[tuple[int, int | None]] = []  # (seat, point or None if conceded)
@@ -644,6 +652,7 @@ class StoppaState(State):
 
     def _stoppa_legal(self) -> list[dict]:
         seat = self._turn
+        assert seat is not None  # asked only while a seat is to act
         hand = self.hands[seat]
         req = self.req
         hold = self.hold
@@ -767,7 +776,7 @@ class StoppaState(State):
         """Net chips of each seat (antes count from the start of their hand, EC-2)."""
         return list(self.chips)
 
-    def _copy_into(self, new: State) -> None:
+    def _copy_into(self, new: Self) -> None:
         # stock, received, shown, _private and each hand are immutable, replaced when they change.
         new.chips = self.chips.copy()
         new.hands = self.hands.copy()
@@ -855,7 +864,7 @@ class StoppaState(State):
         return view
 
 
-class Stoppa(Game):
+class Stoppa(Game[StoppaState]):
     name = "stoppa"
     title = "Stoppa (Cinquantacinque)"
     min_players = 3
@@ -887,7 +896,7 @@ class Stoppa(Game):
         "card_fee": Option(1, "f: paid per card left in hand, and f·H for re/povera (1.2)", low=0),
     }
 
-    def determinize(self, view: dict[str, Any], rng: random.Random) -> StoppaState:
+    def determinize(self, view: Mapping[str, Any], rng: random.Random) -> StoppaState:
         """A playable state consistent with ``view(seat)``, the unknowns sampled (engine.md).
 
         Unknown: the cards of the other seats that nobody has seen, the undealt rest of the
@@ -980,7 +989,7 @@ class Stoppa(Game):
             dealt: dict[int, list[list[str]]] = {}
             ok = True
             for s in others:
-                free = []
+                free: list[str] = []
                 bad = void[s]
                 want = need[s]
                 for i, c in enumerate(sample):
@@ -1020,7 +1029,7 @@ class Stoppa(Game):
         raise ValueError("no deal consistent with this view was found")
 
     def _replay_hand(
-        self, view: dict, options: dict, deck: list[str], actions: list, seed: int
+        self, view: Mapping[str, Any], options: dict, deck: list[str], actions: list, seed: int
     ) -> StoppaState | None:
         """The current hand replayed on ``deck``, as hand ``view["hand"]`` of the match."""
         hand, hands = view["hand"], view["hands"]

@@ -24,7 +24,6 @@ import argparse
 import json
 import os
 import random
-import socket
 import sys
 import time
 import urllib.error
@@ -139,7 +138,7 @@ def run_stream(api: Api, rng: random.Random, args, log) -> int:
                     break
         except urllib.error.HTTPError as error:
             raise SystemExit(f"stream answered {error.code} {error.read()[:500]!r}") from None
-        except (urllib.error.URLError, TimeoutError, ConnectionError, socket.timeout) as exc:
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             if args.idle_exit is None or time.monotonic() - idle_since <= args.idle_exit:
                 log(f"stream dropped ({exc}); reconnecting")
                 time.sleep(0.5)

@@ -19,9 +19,8 @@ def _fresh_cache():
     test's requests must not use up the next one's allowance."""
     from django.core.cache import cache, caches
 
-    from tournaments.services.online import replays
-
     from tournaments.api.streams import open_streams
+    from tournaments.services.online import replays
 
     cache.clear()
     caches["local"].clear()  # answers kept under their state's key: ids are reused between tests

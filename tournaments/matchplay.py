@@ -8,7 +8,6 @@ from collections.abc import Sequence
 
 import bots
 from bots.runner import MatchOutcome, play_match
-
 from tournaments.services.clocks import bot_policy
 from tournaments.services.seeds import bot_seed
 

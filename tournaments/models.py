@@ -329,7 +329,8 @@ class Match(models.Model):
     table = models.PositiveIntegerField(help_text="table number within the round, from 1")
     seed = models.BigIntegerField()
     deck = models.JSONField(null=True, blank=True, help_text="a stacked deck, for shared deals")
-    deal = models.PositiveIntegerField(null=True, blank=True, help_text="duplicate play: tables with one deal key share the cards")
+    deal = models.PositiveIntegerField(
+        null=True, blank=True, help_text="duplicate play: tables with one deal key share the cards")
     notes = models.JSONField(default=list, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     scheduled_at = models.DateTimeField(null=True, blank=True)

@@ -10,22 +10,15 @@ import threading
 from pathlib import Path
 
 from celery import shared_task
-from celery.signals import (
-    task_postrun,
-    task_prerun,
-    worker_init,
-    worker_process_init,
-    worker_shutdown,
-    worker_shutting_down,
-)
+from celery.signals import task_postrun, task_prerun, worker_init, worker_process_init, worker_shutdown, worker_shutting_down
 from django.conf import settings
 
 from tournaments.services import dispatch
 from tournaments.services.leases import ClaimStatus, matches_reclaim
 from tournaments.services.online import TASK_SECONDS, deadlines_expire, online_bots_move, online_matches_open
-from tournaments.services.webhooks import deliveries_send
 from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.schedule import schedule_tick
+from tournaments.services.webhooks import deliveries_send
 
 
 def _worker_name() -> str:

@@ -1,8 +1,8 @@
+from csp.constants import UNSAFE_INLINE
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path, re_path
 from django.views.i18n import set_language
-from csp.constants import UNSAFE_INLINE
-from csp.decorators import csp_update
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerSplitView
 
 from tournaments.api import errors

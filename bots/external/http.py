@@ -41,7 +41,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..base import BotFailure
@@ -117,7 +117,11 @@ def host_may_be_public(host: str) -> bool:
     return why_not_public(host) is None
 
 
-def _public_connection(address, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, source_address=None):
+# socket.create_connection's "no timeout given" (private, and so absent from typeshed).
+_DEFAULT_TIMEOUT: object = socket._GLOBAL_DEFAULT_TIMEOUT  # type: ignore[attr-defined]
+
+
+def _public_connection(address, timeout=_DEFAULT_TIMEOUT, source_address=None):
     """socket.create_connection, but only to public addresses (:func:`why_not_public`): the
     name is resolved once and the connection made to the address checked, so a name cannot
     point elsewhere between the check and the connection (DNS rebinding). A name that does not
@@ -135,12 +139,12 @@ def _public_connection(address, timeout=socket._GLOBAL_DEFAULT_TIMEOUT, source_a
         raise unresolved from None
     # All of them: a name may mix public and private addresses; what does not parse as an
     # address is refused too.
-    if not resolved or any(_global(sockaddr[0]) is not True for *_, sockaddr in resolved):
+    if not resolved or any(_global(str(sockaddr[0])) is not True for *_, sockaddr in resolved):
         raise unresolved
     for family, kind, proto, _, sockaddr in resolved:
         sock = socket.socket(family, kind, proto)
         try:
-            if timeout is not socket._GLOBAL_DEFAULT_TIMEOUT:
+            if timeout is not _DEFAULT_TIMEOUT:
                 sock.settimeout(timeout)
             if source_address:
                 sock.bind(source_address)
@@ -192,14 +196,15 @@ class _AnswerInTime(http.client.HTTPResponse):
         self.fp = io.BufferedReader(_ReadInTime(self.fp.detach(), sock, deadline))
 
 
-class _InTime:
+class _InTime(http.client.HTTPConnection):
     """An HTTP connection whose ``timeout`` is a deadline for the whole exchange, counted from
     the connection's making (urllib makes one per request): connecting, the TLS handshake
     (one call, which Python bounds as a whole by the socket's timeout), every send and every
     read of the answer get what is left of it. ``connect_socket`` makes the socket
-    (socket.create_connection, or :func:`_public_connection`)."""
+    (socket.create_connection, or :func:`_public_connection`). A base of _HTTPConnection and,
+    before http.client.HTTPSConnection, of _HTTPSConnection."""
 
-    connect_socket = staticmethod(socket.create_connection)
+    connect_socket: Callable[..., socket.socket] = staticmethod(socket.create_connection)
     deadline: float | None = None  # none without a timeout (socket._GLOBAL_DEFAULT_TIMEOUT)
 
     def __init__(self, *args, **kwargs) -> None:
@@ -207,11 +212,14 @@ class _InTime:
         if isinstance(self.timeout, (int, float)):
             self.deadline = time.monotonic() + self.timeout
             self._create_connection = self._connect_in_time
-            self.response_class = functools.partial(_AnswerInTime, deadline=self.deadline)
+            # Called as the class is (response_class(sock, method=...)); typeshed says a class.
+            self.response_class = functools.partial(_AnswerInTime, deadline=self.deadline)  # type: ignore[assignment]
 
     def _connect_in_time(self, address, timeout, source_address=None):
-        sock = self.connect_socket(address, _left(self.deadline), source_address)  # bounded by what is left
-        sock.settimeout(_left(self.deadline))  # what TLS's handshake, or the first send, may take
+        deadline = self.deadline
+        assert deadline is not None  # installed only with a deadline
+        sock = self.connect_socket(address, _left(deadline), source_address)  # bounded by what is left
+        sock.settimeout(_left(deadline))  # what TLS's handshake, or the first send, may take
         return sock
 
     def send(self, data) -> None:
@@ -251,7 +259,8 @@ class _HTTPSHandler(urllib.request.HTTPSHandler):
         self.connection = connection
 
     def https_open(self, req):
-        return self.do_open(self.connection, req, context=self._context)
+        # HTTPSHandler's own context, which typeshed does not declare.
+        return self.do_open(self.connection, req, context=self._context)  # type: ignore[attr-defined]
 
 
 def _opener(*handlers: urllib.request.BaseHandler) -> urllib.request.OpenerDirector:

@@ -221,7 +221,7 @@ class SubprocessBot(ExternalBot):
         self.in_scratch = in_scratch
         self.cwd = None if in_scratch else os.path.abspath(cwd or os.getcwd())
         self.extra_env = dict(env or {})
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         self.pid: int | None = None
         self.scratch: str | None = None
         self._out = b""  # stdout read but not yet consumed as an answer
@@ -235,7 +235,7 @@ class SubprocessBot(ExternalBot):
     def _spawn(self) -> None:
         self.scratch = tempfile.mkdtemp(prefix="mazziere-bot-")
         inside = self.scratch  # the same path inside the sandbox
-        cwd = self.scratch if self.in_scratch else self.cwd
+        cwd = self.scratch if self.in_scratch or self.cwd is None else self.cwd  # cwd is None only in_scratch
         # Nothing of the runner's environment but these (its secrets stay with it); inside the
         # sandbox only the system's folders are there to look a program up in.
         env = {
@@ -268,6 +268,7 @@ class SubprocessBot(ExternalBot):
             raise BotFailure("crash", f"cannot start {shlex.join(self.command)}: {exc}") from None
         self.pid = self.proc.pid  # also its process group id
         for pipe in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            assert pipe is not None  # all three are PIPE
             os.set_blocking(pipe.fileno(), False)
 
     def close(self) -> None:
@@ -381,8 +382,10 @@ class SubprocessBot(ExternalBot):
 
     def _read_stdout(self) -> bool:
         """Buffer what stdout has, within the output limits; False at end of file."""
+        proc = self.proc
+        assert proc is not None and proc.stdout is not None  # read only while the bot runs
         try:
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
+            chunk = os.read(proc.stdout.fileno(), 65536)
         except BlockingIOError:
             return True
         if not chunk:
@@ -417,8 +420,10 @@ class SubprocessBot(ExternalBot):
         return b""
 
     def _read_stderr(self) -> bool:
+        proc = self.proc
+        assert proc is not None and proc.stderr is not None  # read only while the bot runs
         try:
-            chunk = os.read(self.proc.stderr.fileno(), 65536)
+            chunk = os.read(proc.stderr.fileno(), 65536)
         except BlockingIOError:
             return True
         if not chunk:
@@ -430,10 +435,11 @@ class SubprocessBot(ExternalBot):
     def _drain_stderr(self) -> None:
         # Bounded: a bot that writes stderr without pause must not keep the runner here.
         for _ in range(64):
-            if not self._err_open or self.proc is None:
+            proc = self.proc
+            if not self._err_open or proc is None or proc.stderr is None:
                 return
             try:
-                chunk = os.read(self.proc.stderr.fileno(), 65536)
+                chunk = os.read(proc.stderr.fileno(), 65536)
             except (BlockingIOError, OSError, ValueError):
                 return
             if not chunk:
@@ -444,6 +450,7 @@ class SubprocessBot(ExternalBot):
     def _death(self) -> BotFailure:
         """The failure for a bot whose stdout closed: how it died, with its stderr tail."""
         proc = self.proc
+        assert proc is not None  # its stdout closed: it was running
         try:
             proc.wait(timeout=1)
         except subprocess.TimeoutExpired:

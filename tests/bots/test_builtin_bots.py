@@ -140,7 +140,7 @@ def test_a_search_given_no_time_answers_at_once_with_its_rollout_policys_move(ga
     began = time.monotonic()
     action = bot.act(view)
     assert time.monotonic() - began < 0.5  # 300 samples would take seconds
-    policy = bots.create("heuristic", game=game, seed="1/rollout/%d" % view["seat"])
+    policy = bots.create("heuristic", game=game, seed=f"1/rollout/{view['seat']}")
     assert action == policy.act(view)
 
 

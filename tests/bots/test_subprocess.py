@@ -15,7 +15,18 @@ from bots.external import BotFailure, bwrap_problem, bwrap_works
 from bots.external.subprocess import SANDBOX_PATH, _bot_folders, _bwrap_prefix
 
 from .helpers import (
-    FAST, GAME, MISBEHAVE, PROBE, ROOT, break_bwrap, lure, misbehaving, play, probe_report, require_sandbox, running,
+    FAST,
+    GAME,
+    MISBEHAVE,
+    PROBE,
+    ROOT,
+    break_bwrap,
+    lure,
+    misbehaving,
+    play,
+    probe_report,
+    require_sandbox,
+    running,
     table_with,
 )
 

@@ -194,7 +194,8 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged(deck):
                 for action in illegal_candidates(state, rng):
                     if action in legal or (
                         isinstance(action.get("cards"), list)
-                        and any(sorted(action["cards"]) == sorted(a.get("cards", [None])) for a in legal if a["type"] == action["type"])
+                        and any(sorted(action["cards"]) == sorted(a.get("cards", [None]))
+                                for a in legal if a["type"] == action["type"])
                     ):
                         continue
                     with pytest.raises(IllegalAction, match=r"\(|dict|not allowed"):

@@ -9,9 +9,7 @@ import pytest
 import engine
 from engine.cards import ITALIAN_DECK
 
-from .determinize_checks import (
-    play_out, random_states, sample_summary, samples_show_each_seat_its_view, twins_sample_alike,
-)
+from .determinize_checks import play_out, random_states, sample_summary, samples_show_each_seat_its_view, twins_sample_alike
 
 GAME = engine.game("sette_e_mezzo")
 

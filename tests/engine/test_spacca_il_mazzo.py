@@ -139,7 +139,7 @@ def burn_deal():
 
 def test_a_ten_burns_the_pile_and_the_next_player_plays_anything():  # SP-T5
     s = new(**burn_deal())
-    for seat, card in ((0, "5H"), (1, "7H"), (0, "9H"), (1, "AS")):
+    for _seat, card in ((0, "5H"), (1, "7H"), (0, "9H"), (1, "AS")):
         play(s, card)
     assert s.view(None)["pile"] == ["3C", "5H", "7H", "9H", "AS"]
     play(s, "10H")
@@ -655,7 +655,10 @@ def test_deals_depend_on_the_seed_alone():  # EC-1
         a.apply(a.legal_actions()[0])
     while not b.is_over():
         b.apply(b.legal_actions()[-1])
-    deal = lambda s: [e for e in s.log if e["type"] in ("deal", "face_up", "face_down", "start")]
+
+    def deal(s):
+        return [e for e in s.log if e["type"] in ("deal", "face_up", "face_down", "start")]
+
     assert deal(a) == deal(b)
 
 

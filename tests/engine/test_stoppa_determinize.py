@@ -9,9 +9,7 @@ import pytest
 import engine
 from engine.stoppa import CARD_VALUE, cards_in_use
 
-from .determinize_checks import (
-    play_out, random_states, sample_summary, samples_show_each_seat_its_view, twins_sample_alike,
-)
+from .determinize_checks import play_out, random_states, sample_summary, samples_show_each_seat_its_view, twins_sample_alike
 
 GAME = engine.game("stoppa")
 

@@ -142,7 +142,8 @@ def test_nested_errors_are_flattened_to_dotted_fields():
         "error": {"code": "invalid", "message": "scores.1: A valid integer is required.; name: blank",
                   "fields": {"scores.1": ["A valid integer is required."], "name": ["blank"]}},
     }
-    assert errors.error_body([{"a": ["x"]}, {}], 400) == {"error": {"code": "invalid", "message": "0.a: x", "fields": {"0.a": ["x"]}}}
+    assert errors.error_body([{"a": ["x"]}, {}], 400) == {
+        "error": {"code": "invalid", "message": "0.a: x", "fields": {"0.a": ["x"]}}}
     assert errors.error_body(["whole body"], 400) == {
         "error": {"code": "invalid", "message": "whole body", "fields": {"non_field_errors": ["whole body"]}},
     }

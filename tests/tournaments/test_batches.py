@@ -140,7 +140,8 @@ def _round(number):
     return list(Match.objects.filter(round__number=number).order_by("table").values_list("pk", flat=True))
 
 
-def test_the_worker_that_closes_a_round_plays_on_with_the_next_rounds_first_batch(settings, monkeypatch, django_capture_on_commit_callbacks):
+def test_the_worker_that_closes_a_round_plays_on_with_the_next_rounds_first_batch(
+        settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 2
     settings.MATCH_SPLIT_SECONDS = 0.0  # however short the matches, share the round
     _, first_round, claims, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
@@ -151,7 +152,8 @@ def test_the_worker_that_closes_a_round_plays_on_with_the_next_rounds_first_batc
     assert set(Match.objects.filter(pk__in=round_two[2:]).values_list("status", flat=True)) == {Match.Status.PENDING}
 
 
-def test_one_worker_with_a_round_per_batch_plays_the_tournament_through_without_the_broker(settings, monkeypatch, django_capture_on_commit_callbacks):
+def test_one_worker_with_a_round_per_batch_plays_the_tournament_through_without_the_broker(
+        settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 1
     tournament, _, _, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
     assert tournament.status == "finished" and sent == []
@@ -159,7 +161,8 @@ def test_one_worker_with_a_round_per_batch_plays_the_tournament_through_without_
     assert set(Match.objects.values_list("attempts", flat=True)) == {1}
 
 
-def test_a_worker_plays_on_for_one_lease_at_most_then_hands_the_batch_over(settings, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_worker_plays_on_for_one_lease_at_most_then_hands_the_batch_over(
+        settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 1
     settings.MATCH_LEASE_SECONDS = 0.0  # the play-on time is already spent after the first batch
     _, _, _, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)
@@ -191,7 +194,8 @@ def test_a_match_that_cannot_be_played_does_not_hold_up_the_rest_of_its_batch(mo
     assert not Result.objects.filter(match=broken).exists()
 
 
-def test_a_round_of_short_matches_is_kept_whole_by_the_worker_that_made_it(settings, monkeypatch, django_capture_on_commit_callbacks):
+def test_a_round_of_short_matches_is_kept_whole_by_the_worker_that_made_it(
+        settings, monkeypatch, django_capture_on_commit_callbacks):
     settings.MATCH_BATCH_SPREAD = 2
     settings.MATCH_SPLIT_SECONDS = 60.0  # random bots' 2-hand matches take milliseconds
     tournament, _, _, sent = _first_round_played_by_one_worker(monkeypatch, django_capture_on_commit_callbacks)

@@ -25,9 +25,10 @@ next (role, endpoint) pair of a rotation through all of them, so that every endp
 is requested many times while matches are running (asserted). Endpoints: the running match
 and every other match of its round (in duplicate play its *siblings*, same deal), the
 running match's seat doors (the spy's seat and its event stream: 403 to everyone, its owner
-included; the list of one's seats, which lists none of them), the tournament's match list, the replays of the running match (409) and of its round's other
-matches (409 while secret; 200 once public in an ordinary round: their numbers are checked,
-not their cards, which are their own), the match's submissions, the tournament, its rounds,
+included; the list of one's seats, which lists none of them), the tournament's match list,
+the replays of the running match (409) and of its round's other matches (409 while secret;
+200 once public in an ordinary round: their numbers are checked, not their cards, which are
+their own), the match's submissions, the tournament, its rounds,
 standings, audit and entries, the tournament list, the players and each seated player, the
 submissions, and for a rated tournament the ladder, its leaderboard and each seated player's
 history. One spy (the *forfeiter*) answers nonsense at its first decision where it does not
@@ -370,7 +371,7 @@ def live_match(seat: int) -> tuple[engine.State, int]:
 class SpyBot(RandomBot):
     """``random``'s choices, but first it calls the API (through the test's :class:`Probe`)."""
 
-    probe: "Probe | None" = None
+    probe: Probe | None = None
 
     def __init__(self, game: str, seed=None, **options):
         super().__init__(game, seed, **options)
@@ -386,7 +387,7 @@ class SpyBot(RandomBot):
         if probe is not None:
             try:
                 forfeit = probe.step(self, *live_match(self.seat), view)
-            except Exception:  # the runner would forfeit the seat and say nothing
+            except Exception:  # noqa: BLE001 - the runner would forfeit the seat and say nothing
                 probe.errors.append(traceback.format_exc())
         self.decisions += 1
         if forfeit:
@@ -696,7 +697,7 @@ class Probe:
         self.requests += 1
         try:
             answer = role.client.get(url, HTTP_ACCEPT="application/json")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a page that raises is one more violation to report
             self.violations.append((label, url, f"raised {type(exc).__name__}: {exc}"))
             return
         if answer.status_code != expected:

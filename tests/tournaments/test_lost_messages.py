@@ -19,7 +19,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 import urllib.error
@@ -32,7 +31,7 @@ from django.db import connection
 
 from tournaments.models import Match, Tournament
 from tournaments.services import dispatch, online
-from tournaments.services.players import builtin_bot_get_or_create, player_create
+from tournaments.services.players import player_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 

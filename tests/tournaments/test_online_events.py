@@ -34,9 +34,7 @@ from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
 
 from .helpers import moved, parse_events
-from .test_online import (  # noqa: F401 - opened: a fixture
-    GAMES, act, bearer, make_world, opened, plain, start, waiting,
-)
+from .test_online import GAMES, act, bearer, make_world, opened, plain, start, waiting  # noqa: F401 - opened: a fixture
 
 pytestmark = [pytest.mark.django_db, pytest.mark.services, pytest.mark.usefixtures("service_turns")]
 
@@ -596,14 +594,14 @@ def test_a_callers_streams_are_counted_across_processes_and_a_dead_processs_run_
         pytest.skip("a cache on Redis (CACHE_URL): scripts/test-services runs this")
     settings.STREAMS_PER_CALLER = 2
     one, two = streams._Open(), streams._Open()
-    first, second = one.take("user:9"), two.take("user:9")
+    _first, second = one.take("user:9"), two.take("user:9")
     for process in (one, two):
         with pytest.raises(Throttled):
             process.take("user:9")
     assert one.take("user:10") and streams._Open().count("user:9") == 2  # another caller's are its own
     two.give_back("user:9", second)
     third = two.take("user:9")
-    # Later: ``one`` died holding ``first``; ``two`` renewed ``third``.
+    # Later: ``one`` died holding ``_first``; ``two`` renewed ``third``.
     later = time.time() + streams.CLAIM_SECONDS / 2
     monkeypatch.setattr(streams.time, "time", lambda: later)
     two.renew("user:9", third)

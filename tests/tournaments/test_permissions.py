@@ -8,9 +8,9 @@ Each cell runs on a fresh world; an allowed call must succeed (2xx), a denied on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from io import StringIO
-from typing import Callable
 
 import pytest
 from django.contrib.auth import get_user_model

@@ -3,7 +3,7 @@ code the same objects the ORM would, on SQLite and on PostgreSQL alike."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -152,7 +152,6 @@ def test_timestamps_read_on_postgresql_are_the_values_and_zone_djangos_own_loade
     Django's loader (the one it would use) gives the same aware values."""
     if connection.vendor != "postgresql":
         pytest.skip("the loader is the PostgreSQL backend's (the services leg)")
-    from datetime import timezone as tz
 
     from django.db.backends.postgresql.psycopg_any import register_tzloader
 
@@ -165,12 +164,12 @@ def test_timestamps_read_on_postgresql_are_the_values_and_zone_djangos_own_loade
     assert connection.connection.adapters.get_loader(1184, 0) is UtcTimestamptzLoader
     ours.execute(sql, texts)
     djangos = connection.connection.cursor()
-    register_tzloader(tz.utc, djangos)
+    register_tzloader(UTC, djangos)
     djangos.execute(sql, texts)
 
     read, expected = ours.fetchone(), djangos.fetchone()
-    assert read == expected and all(value.tzinfo is tz.utc for value in read)
+    assert read == expected and all(value.tzinfo is UTC for value in read)
     assert read[1].isoformat() == "1999-12-31T18:29:59+00:00"
     made = make_tournament(bot_players(4))
     read_back = Tournament.objects.get(pk=made.pk).created_at  # through the ORM
-    assert read_back == made.created_at and read_back.tzinfo is tz.utc
+    assert read_back == made.created_at and read_back.tzinfo is UTC

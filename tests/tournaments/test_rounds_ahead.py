@@ -190,7 +190,8 @@ def test_matches_waiting_behind_a_moving_queue_are_not_sent_again(settings, sent
     with django_capture_on_commit_callbacks(execute=True):
         returned = tasks.reclaim_matches()
         assert sent == []
-    assert sorted(pk for batch in sent for pk in batch) == returned == sorted(set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving)))
+    pending = set(pending_bot_matches(stalled)) | set(pending_bot_matches(moving))
+    assert sorted(pk for batch in sent for pk in batch) == returned == sorted(pending)
 
 
 def test_how_many_matches_are_made_ahead_is_a_setting_not_the_pace_of_the_worker_that_made_them(settings):

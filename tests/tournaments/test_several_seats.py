@@ -14,9 +14,9 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from tournaments.models import Match, Tournament
+from tournaments.services import ServiceError
 from tournaments.services.ladders import ladder_create
 from tournaments.services.leagues import league_create, league_join
-from tournaments.services import ServiceError
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tournaments import entry_add, tournament_create
 

@@ -11,13 +11,7 @@ from hypothesis import strategies as st
 
 from tournaments import formats
 from tournaments.formats.base import Reached
-from tournaments.standings import (
-    DEFAULT_TIEBREAKS,
-    TIEBREAKS,
-    TableResult,
-    default_points_by_place,
-    standings,
-)
+from tournaments.standings import DEFAULT_TIEBREAKS, TIEBREAKS, TableResult, default_points_by_place, standings
 
 from .formats.helpers import best_seed_wins, play_out, standings_input
 
@@ -192,7 +186,8 @@ def test_tie_breaks_apply_in_the_configured_order():
 def test_entrants_still_tied_share_the_rank_and_the_next_rank_is_skipped():
     rows = standings([1, 2, 3, 4], [duel(1, 2), duel(3, 4), duel(2, 4)], tiebreaks=["match_points"], names=NAMES)
     assert [(r.entrant, r.rank) for r in rows] == [(1, 1), (2, 1), (3, 1), (4, 4)]
-    assert rows[0].explanation == "=1st: tied with Bea and Carla after every tie-break (match points 1); ahead of Dan on match points 1 vs 0."
+    assert rows[0].explanation == ("=1st: tied with Bea and Carla after every tie-break (match points 1); "
+                                   "ahead of Dan on match points 1 vs 0.")
     assert rows[3].explanation == "4th: behind Carla on match points 0 vs 1."
 
 
@@ -330,7 +325,7 @@ def test_every_explanation_names_its_ordinal_and_its_neighbours(rng):
     entrants, results, byes = random_tournament(rng)
     rows = standings(entrants, results, byes=byes, bye_points=1, tiebreaks=DEFAULT_TIEBREAKS)
     json.dumps([r.to_json() for r in rows])
-    for index, row in enumerate(rows):
+    for row in rows:
         tied = sum(1 for other in rows if other.rank == row.rank) > 1
         assert row.explanation.startswith(("=" if tied else "") + str(row.rank))
         assert ("tied with" in row.explanation) == tied

@@ -12,9 +12,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tournaments.models import Match, Player, Seat, Tournament
-from tournaments.services import online
-from tournaments.services.players import player_bot, player_create
 from tournaments.services.play import tournament_play_out
+from tournaments.services.players import player_bot, player_create
 from tournaments.services.tournaments import entry_add, entry_withdraw, tournament_start
 
 from ..bots.helpers import break_bwrap, lure, probe_report, require_sandbox

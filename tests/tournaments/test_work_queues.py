@@ -114,7 +114,7 @@ class Run:
         return [(at, (at - max(d for d in self.deadlines if d <= at)).total_seconds()) for at in applied]
 
 
-def test_receivers_that_never_answer_or_trickle_delay_nothing_but_their_own_deliveries(settings, receiver):  # noqa: F811
+def test_receivers_that_never_answer_or_trickle_delay_nothing_but_their_own_deliveries(settings, receiver):
     queues = {"MATCH_QUEUE": f"matches-{os.getpid()}", "CLOCK_QUEUE": f"clocks-{os.getpid()}",
               "WEBHOOK_QUEUE": f"webhooks-{os.getpid()}"}
     for setting, queue in queues.items():

@@ -177,7 +177,8 @@ def test_a_killed_worker_does_not_lose_or_double_a_match(settings, format):
     assert Result.objects.filter(match__in=matches).count() == 200
     assert not Seat.objects.filter(match__in=matches, place__isnull=True).exists()
     # Ratings were applied one round at a time, each change exactly once, in one sequence.
-    sequences = list(RatingChange.objects.filter(ladder=tournament.ladder).order_by("sequence").values_list("sequence", flat=True))
+    changes = RatingChange.objects.filter(ladder=tournament.ladder)
+    sequences = list(changes.order_by("sequence").values_list("sequence", flat=True))
     assert sequences == list(range(1, 801))
 
     undisturbed = make_tournament(players, slug="calm-test", ladder_slug="calm-ladder", seed=2024, format=format,

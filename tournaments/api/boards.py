@@ -19,8 +19,7 @@ from tournaments import selectors
 from tournaments.models import RatingLadder
 
 from .kept import kept, kept_response
-from .pagination import (DEFAULT_LIMIT, LIMIT_TEXT, MAX_LIMIT, MAX_OFFSET, bad_cursor, bounded_int, cursor_text,
-                         cursor_values)
+from .pagination import DEFAULT_LIMIT, LIMIT_TEXT, MAX_LIMIT, MAX_OFFSET, bad_cursor, bounded_int, cursor_text, cursor_values
 
 
 @dataclass(frozen=True)

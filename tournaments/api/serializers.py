@@ -11,8 +11,20 @@ from rest_framework import serializers
 
 from tournaments import permissions, ratings, selectors
 from tournaments.models import (
-    ApiToken, AuditEvent, Entry, League, Match, Player, Rating, RatingChange, RatingLadder, ResultSubmission, Round,
-    Season, Seat, Tournament,
+    ApiToken,
+    AuditEvent,
+    Entry,
+    League,
+    Match,
+    Player,
+    Rating,
+    RatingChange,
+    RatingLadder,
+    ResultSubmission,
+    Round,
+    Season,
+    Seat,
+    Tournament,
 )
 
 SEED_MAX = 2**63 - 1

@@ -27,10 +27,10 @@ from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import DatabaseError, close_old_connections, connection
 from django.http import StreamingHttpResponse
+from redis.exceptions import RedisError
 from rest_framework import exceptions
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
-from redis.exceptions import RedisError
 from rest_framework.throttling import BaseThrottle
 
 from tournaments import events

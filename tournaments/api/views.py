@@ -4,30 +4,29 @@ decided by tournaments.permissions; what each caller is shown, by the serializer
 from __future__ import annotations
 
 import django_filters
-from django_filters.rest_framework import DjangoFilterBackend
 from django.contrib.auth import get_user_model
 from django.db.models import Q
 from django.shortcuts import get_object_or_404
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
-from rest_framework import authentication, generics, mixins, permissions as drf_permissions, status, viewsets
+from rest_framework import authentication, generics, mixins, status, viewsets
+from rest_framework import permissions as drf_permissions
 from rest_framework.decorators import action
 from rest_framework.exceptions import AuthenticationFailed, NotFound, PermissionDenied, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from tournaments import feeds, permissions as rules, selectors
+from tournaments import feeds, selectors
+from tournaments import permissions as rules
 from tournaments.formats import FORMATS
-from tournaments.models import (
-    ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Seat, Tournament,
-)
-from tournaments.services import (
-    ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments,
-)
+from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Seat, Tournament
+from tournaments.services import ServiceError, dispatch, ladders, leagues, leases, online, players, results, tokens, tournaments
 from tournaments.services.organisers import organiser_add, organiser_remove
 
-from . import auth, boards, exports, histories, serializers as s, streams
+from . import auth, boards, exports, histories, streams
+from . import serializers as s
 from .kept import kept_response
 from .pagination import Ordering, cursor_by, whole_number
 from .schema import api_errors

@@ -9,9 +9,7 @@ guarantees.
 
 from __future__ import annotations
 
-from .base import (
-    EntrantId, Format, Round, RoundResult, Scoring, Table, TableResult, duplicate_round, merge_duplicates,
-)
+from .base import EntrantId, Format, Round, RoundResult, Scoring, Table, TableResult, duplicate_round, merge_duplicates
 from .elimination import DoubleElimination, SingleElimination
 from .knockout import MultiTableKnockout
 from .league import league_divisions, promote_relegate, season_schedule

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import random
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Sequence, Union
+from typing import Any
 
 EntrantId = int  # opaque ids
-Number = Union[int, Fraction]
+Number = int | Fraction
 # Points of each position at a table: a function of the table size, a mapping from it, or one
 # list for the largest table, of which a smaller table uses the last N values.
-PointsByPlace = Union[Callable[[int], Sequence[Number]], Mapping[int, Sequence[Number]], Sequence[Number]]
+PointsByPlace = Callable[[int], Sequence[Number]] | Mapping[int, Sequence[Number]] | Sequence[Number]
 
 MIN_SEATS = 2
 MAX_SEATS = 8

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import copy
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from .base import EntrantId, Format, Reached, Round, RoundResult, Table, TableResult, check_bool
 
@@ -145,9 +145,9 @@ def issuer(present: set[EntrantId], seed: dict[EntrantId, int]
 def pair_up(slots: list[Slot], play: Play, label: str) -> tuple[list[Slot], list[Slot]]:
     winners, losers = [], []
     for i in range(0, len(slots), 2):
-        w, l = play(slots[i], slots[i + 1], label)
-        winners.append(w)
-        losers.append(l)
+        winner, loser = play(slots[i], slots[i + 1], label)
+        winners.append(winner)
+        losers.append(loser)
     return winners, losers
 
 
@@ -336,7 +336,7 @@ class DoubleElimination(Format):
         """Play format round ``t`` (1-based) of the bracket through ``play``."""
         k = st.k
         if t == 2 * k + 1:
-            w, l = play(st.reset[0], st.reset[1], "bracket reset")
+            w, _ = play(st.reset[0], st.reset[1], "bracket reset")
             st.champion, st.done = w, True
             return
         if t == 2 * k:
@@ -344,7 +344,7 @@ class DoubleElimination(Format):
             # Drops leave ``drops`` when the losers' bracket takes them, so ``alive`` is exact.
             lc = st.losers[0] if k > 1 else st.drops.pop(1)[0]
             st.final = (wc, lc)
-            w, l = play(wc, lc, "grand final")
+            w, _ = play(wc, lc, "grand final")
             if w is not None and w == lc and lc is not None and wc is not None \
                     and self.bracket_reset:
                 st.reset = (wc, lc)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Sequence
+from collections.abc import Sequence
 
 from .base import EntrantId, Table, best_seating, position_notes, repeat_notes
 

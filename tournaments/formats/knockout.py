@@ -22,8 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .base import (MAX_SEATS, EntrantId, Format, Reached, Round, RoundResult, Table, _ordinal,
-                   check_int, table_sizes)
+from .base import MAX_SEATS, EntrantId, Format, Reached, Round, RoundResult, Table, _ordinal, check_int, table_sizes
 
 
 def snake(ranked: list[EntrantId], sizes: list[int]) -> list[list[EntrantId]]:

@@ -8,8 +8,8 @@ of each division swap with the top ``up`` of the division below.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import Sequence
 
 from .base import EntrantId, check_entrants, check_int
 

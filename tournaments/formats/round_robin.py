@@ -27,8 +27,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .base import (
-    MAX_SEATS, MIN_SEATS, EntrantId, Format, Round, RoundResult, Table, best_seating, bye_counts, check_int,
-    met_counts, position_counts, position_notes, table_sizes,
+    MAX_SEATS,
+    MIN_SEATS,
+    EntrantId,
+    Format,
+    Round,
+    RoundResult,
+    Table,
+    best_seating,
+    bye_counts,
+    check_int,
+    met_counts,
+    position_counts,
+    position_notes,
+    table_sizes,
 )
 from .designs import resolvable_design
 from .grouping import group_tables

@@ -32,8 +32,21 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from .base import (
-    MAX_SEATS, MIN_SEATS, EntrantId, Format, Round, RoundResult, Scoring, Table, bye_counts,
-    check_int, check_points, default_points_by_place, met_counts, position_counts, repeat_notes,
+    MAX_SEATS,
+    MIN_SEATS,
+    EntrantId,
+    Format,
+    Round,
+    RoundResult,
+    Scoring,
+    Table,
+    bye_counts,
+    check_int,
+    check_points,
+    default_points_by_place,
+    met_counts,
+    position_counts,
+    repeat_notes,
     table_sizes,
 )
 from .grouping import group_tables

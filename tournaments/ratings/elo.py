@@ -18,8 +18,9 @@ has the same K the changes sum to zero (up to the 1e-9 rounding of stored values
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from .base import PlayerId, Rating, RatingChange, rounded
 from .config import config_from_json, config_to_json, fingerprint, normalise_numbers

@@ -8,14 +8,15 @@ bit for bit, whatever order the history is handed over in.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Hashable, Iterable, Mapping, Union
+from typing import Any
 
 from .base import PlayerId, Rating, RatingChange
 from .elo import EloSystem
 from .plackett_luce import PlackettLuceSystem
 
-RatingSystem = Union[EloSystem, PlackettLuceSystem]
+RatingSystem = EloSystem | PlackettLuceSystem
 
 SYSTEMS: dict[str, type] = {EloSystem.name: EloSystem, PlackettLuceSystem.name: PlackettLuceSystem}
 

@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Any, ClassVar, Sequence
+from typing import Any, ClassVar
 
 from .base import PlayerId, Rating, RatingChange, rounded
 from .config import config_from_json, config_to_json, fingerprint, normalise_numbers

@@ -197,6 +197,6 @@ def _send(name: str, args: tuple) -> None:
     else:
         try:
             task.apply_async(args, queue=queue(name))
-        except Exception:  # noqa: BLE001 - kombu's and redis's errors alike: the rows are the truth
+        except Exception:
             log.warning("the broker did not take %s%r: the periodic checks will find it again", name, args,
                         exc_info=True)

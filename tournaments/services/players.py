@@ -8,15 +8,14 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 import bots
+import engine
 from bots.external import bwrap_problem
 from bots.external.http import why_not_public
-import engine
 from tournaments import limits
 from tournaments.errors import ServiceError
 from tournaments.models import Player
 
 from .versions import player_renamed
-
 
 EXTERNAL = frozenset({"subprocess", "http"})  # registered in bots/, but configured as their own kinds
 
@@ -53,7 +52,7 @@ def _construct_problem(bot: str, game: str, options: dict) -> str | None:
     """Why the built-in ``bot`` cannot be made for ``game`` with ``options`` (None: it can)."""
     try:
         bots.create(bot, game=game, seed=0, **options)
-    except Exception as exc:  # whatever the bot itself refuses: refused here, not at play time
+    except Exception as exc:  # noqa: BLE001 - whatever the bot itself refuses: refused here, not at play time
         return str(exc) or type(exc).__name__
     return None
 

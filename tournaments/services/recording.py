@@ -21,9 +21,9 @@ from tournaments import limits
 from tournaments.errors import ServiceError
 from tournaments.models import AuditEvent, Match, Result, Seat, Tournament
 
+from . import webhooks
 from .bulk import bulk_set, bulk_set_rows
 from .leagues import seasons_close_after
-from . import webhooks
 from .rounds import NOTHING, Progress, rounds_close
 from .versions import standings_changed
 

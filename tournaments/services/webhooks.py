@@ -47,7 +47,8 @@ from django.db.models.functions import RowNumber
 from django.utils import timezone
 
 from bots.external.http import REDIRECT_REFUSED, failure, opener
-from tournaments import limits, permissions as rules
+from tournaments import limits
+from tournaments import permissions as rules
 from tournaments.errors import ServiceError
 from tournaments.models import League, Match, Round, Tournament, Webhook, WebhookDelivery
 

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login as auth_login, views as auth_views
+from django.contrib.auth import get_user_model
+from django.contrib.auth import login as auth_login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import transaction

@@ -16,13 +16,15 @@ from django.utils.html import json_script
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
-from tournaments import permissions as rules, selectors
+from tournaments import permissions as rules
+from tournaments import selectors
 from tournaments.errors import ServiceError
 from tournaments.models import Match, Seat
 from tournaments.services import dispatch, online
 
 from . import cards, replays, tables, terms
 from .narration import Teller, amount_choice
+
 
 class CompactJSON(DjangoJSONEncoder):
     """JSON without the spaces after , and : (a replay's data is read by a script, not a person)."""

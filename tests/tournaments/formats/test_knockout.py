@@ -6,8 +6,7 @@ from tournaments.formats import MultiTableKnockout
 from tournaments.formats.base import Reached
 from tournaments.standings import standings
 
-from .helpers import (best_seed_wins, furthest_first, last_table, play_out, standings_input,
-                      still_in)
+from .helpers import best_seed_wins, furthest_first, last_table, play_out, standings_input, still_in
 
 
 def test_snake_seeding_spreads_seeds_over_tables():

@@ -4,8 +4,14 @@ from datetime import datetime, timedelta
 import pytest
 
 from tournaments.formats import (
-    FORMATS, RoundResult, TableResult, league_divisions, make_format,
-    merge_duplicates, promote_relegate, season_schedule,
+    FORMATS,
+    RoundResult,
+    TableResult,
+    league_divisions,
+    make_format,
+    merge_duplicates,
+    promote_relegate,
+    season_schedule,
 )
 
 from .helpers import play_out

@@ -8,14 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.ratings import (
-    EloSystem,
-    PlackettLuceSystem,
-    Rating,
-    rate_match,
-    replay_ladder,
-    system_from_json,
-)
+from tournaments.ratings import EloSystem, PlackettLuceSystem, Rating, rate_match, replay_ladder, system_from_json
 
 SYSTEMS = [EloSystem(), PlackettLuceSystem()]
 

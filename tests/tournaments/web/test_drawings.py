@@ -12,7 +12,6 @@ from tournaments.web import brackets, charts
 from ..helpers import bot_players, make_tournament, play_out
 from .playing import play_some
 
-
 # --- the rating chart --------------------------------------------------------------------------
 
 def test_no_history_draws_no_chart():

@@ -47,7 +47,7 @@ class UtcTimestamptzLoader(adapt.Loader):
     """``timestamptz`` read by psycopg's own loader, for sessions in UTC. ``timezone`` is what
     Django's create_cursor compares with the connection's zone."""
 
-    timezone = datetime.timezone.utc
+    timezone = datetime.UTC
     _base = adapters.get_loader(_TIMESTAMPTZ, Format.TEXT)  # C where psycopg-binary is installed
 
     def __init__(self, oid: int, context=None) -> None:
@@ -83,7 +83,7 @@ class DatabaseWrapper(PostgresWrapper):
 
     def get_connection_params(self) -> dict:
         params = super().get_connection_params()
-        if self.timezone is datetime.timezone.utc:  # Django sets the session's TimeZone to UTC
+        if self.timezone is datetime.UTC:  # Django sets the session's TimeZone to UTC
             params["context"] = _utc_adapters(params["context"])
         if "prepare_threshold" not in self.settings_dict["OPTIONS"]:
             params["prepare_threshold"] = PREPARED_THRESHOLD

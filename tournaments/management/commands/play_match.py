@@ -21,7 +21,6 @@ from tournaments import matchplay
 
 from .run_tournament import parse_pairs
 
-
 # Event types that open a hand, used when events carry no "hand" number: the first of these that
 # occurs in the log marks the start of every hand.
 HAND_OPENERS = ("hand_start", "new_hand", "start_hand", "hand", "shuffle", "deal")

@@ -22,11 +22,11 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from django import db
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.core.validators import validate_slug
-from django import db
 from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
@@ -38,11 +38,8 @@ import engine
 from tournaments import ratings
 from tournaments.formats.stored import tournament_format
 from tournaments.models import Match, Player, RatingChange, RatingLadder, Round, Tournament
-from tournaments.services import ServiceError
-from tournaments.selectors import (
-    active_entrants, current_ladder, ladder_leaderboard, open_bot_matches, tournament_standings,
-)
-from tournaments.services import dispatch
+from tournaments.selectors import active_entrants, current_ladder, ladder_leaderboard, open_bot_matches, tournament_standings
+from tournaments.services import ServiceError, dispatch
 from tournaments.services.ladders import ladder_create
 from tournaments.services.leases import ClaimStatus
 from tournaments.services.play import tournament_play_out
