@@ -27,7 +27,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import engine
 from tournaments import games  # (each game's table, hands option and target: tournaments/games/)
 
-
 CLOCK = time.perf_counter
 
 

@@ -14,8 +14,8 @@ interface, :class:`BotFailure`), :mod:`bots.registry` (``register``, ``available
 ``create``), :mod:`bots.tuning` (what a game declares to the bots layer), the bots
 themselves (``random_bot``, ``<game>_bots`` with each game's declaration, :mod:`bots.games`
 gathering them, ``heuristic``, ``ismcts``, the :mod:`bots.external` package),
-:mod:`bots.builtin` (registers the built-in bots), then :mod:`bots.runner` (plays a match) and :mod:`bots.arena` (plays many), which
-this package does not import.
+:mod:`bots.builtin` (registers the built-in bots), then :mod:`bots.runner` (plays a match) and
+:mod:`bots.arena` (plays many), which this package does not import.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ class _OutOfTime(Exception):
     """The decision's deadline passed in the middle of a sample."""
 
 
-def _better(a: "_Node", b: "_Node", z: float) -> bool:
+def _better(a: _Node, b: _Node, z: float) -> bool:
     """Whether node ``a``'s mean result beats ``b``'s by more than ``z`` standard errors."""
     if a.visits < 2 or b.visits < 2:
         return False
@@ -115,8 +115,8 @@ def _key(action: Action) -> tuple:
 class _Node:
     __slots__ = ("seat", "children", "visits", "avail", "total", "sq")
 
-    def __init__(self, seat: int | None) -> None:
-        self.seat = seat  # the seat whose action led here (its results are summed)
+    def __init__(self, seat: int) -> None:
+        self.seat = seat  # the seat whose action led here (its results are summed); -1 at the root
         self.children: dict[tuple, _Node] = {}
         self.visits = 0
         self.avail = 0
@@ -201,6 +201,7 @@ class IsmctsBot(Bot):
                     return
                 yield i
             return
+        assert self.time_ms is not None  # the constructor asks for iterations or time_ms
         deadline = time.monotonic() + self.time_ms / 1000.0
         if hard is not None:
             deadline = min(deadline, hard)
@@ -232,7 +233,6 @@ class IsmctsBot(Bot):
         if self.delegate and view.get("phase") in self.delegate and self.rollout != "random":
             return self._policy(view["seat"]).act(view)
         rng = self.rng
-        game = self.engine_game
         base = view["scores"]
         self._hkey = self.search.horizon_field
         hand = view.get(self._hkey)
@@ -242,7 +242,7 @@ class IsmctsBot(Bot):
             hand = None
         if self.mode == "paired" and self.rollout != "random":
             return self._act_paired(view, legal, hand)
-        root = _Node(None)
+        root = _Node(-1)
         me = view["seat"]
         policy_first = self.rollout != "random"
         hint = _key(self._policy(me).act(view)) if policy_first else None
@@ -251,8 +251,8 @@ class IsmctsBot(Bot):
         for _ in self._budget():
             state = self._determinize(view)
             node = root
-            path = []
-            ended = False
+            path: list[_Node] = []
+            ended = timed_out = False
             moves = 0
             # Selection and expansion.
             while not state.is_over():
@@ -264,7 +264,7 @@ class IsmctsBot(Bot):
                     try:
                         self._in_time(moves)
                     except _OutOfTime:
-                        path = None
+                        timed_out = True
                         break
                     self._step(state, seat, actions)
                     if hand is not None and self._past(state, hand):
@@ -308,7 +308,7 @@ class IsmctsBot(Bot):
                     break
                 if untried:
                     break
-            if path is None:
+            if timed_out:
                 break  # out of time in the middle of the sample: it counts for nothing
             cut = False
             if not ended:
@@ -316,7 +316,7 @@ class IsmctsBot(Bot):
                     cut = self._rollout(state, hand)
                 except _OutOfTime:
                     break
-            scores = self._estimate(state) if cut else state.scores()
+            scores = self._scores(state, cut)
             for n in path:
                 delta = scores[n.seat] - base[n.seat]
                 if abs(delta) > scale:
@@ -324,22 +324,22 @@ class IsmctsBot(Bot):
                 n.visits += 1
                 n.total += delta
                 n.sq += delta * delta
-        keys = {_key(a): a for a in legal}
-        if not any(ch.visits for k, ch in root.children.items() if k in keys):
+        by_key = {_key(a): a for a in legal}
+        if not any(ch.visits for k, ch in root.children.items() if k in by_key):
             # Not one sample in time (a match's time spent): the policy's move, or any.
-            return keys[hint] if hint in keys else legal[int(rng.random() * len(legal))]
-        best = max(
+            return by_key[hint] if hint in by_key else legal[int(rng.random() * len(legal))]
+        most = max(
             (ch.visits, k == hint, -order, k)  # ties: the policy's choice, then the first tried
             for order, (k, ch) in enumerate(root.children.items())
-            if k in keys
+            if k in by_key
         )
-        choice = best[3]
-        if self.guard and hint in keys and hint in root.children and choice != hint:
+        choice = most[3]
+        if self.guard and hint in by_key and hint in root.children and choice != hint:
             # Keep the policy's move unless the search's is better beyond noise.
             a, b = root.children[choice], root.children[hint]
             if not _better(a, b, self.guard):
                 choice = hint
-        return keys[choice]
+        return by_key[choice]
 
     def _act_paired(self, view: View, legal: list[Action], hand: Any) -> Action:
         """Every legal action on each sampled state, then the rollout policy to the horizon:
@@ -372,7 +372,7 @@ class IsmctsBot(Bot):
                     cut = False
                     if not (hand is not None and self._past(state, hand)):
                         cut = self._rollout(state, hand)
-                    scores = self._estimate(state) if cut else state.scores()
+                    scores = self._scores(state, cut)
                     results.append(scores[me] - base)
             except _OutOfTime:
                 break  # a sample is paired only once every action has its result
@@ -406,6 +406,14 @@ class IsmctsBot(Bot):
     def _step(self, state: engine.State, seat: int, actions: list[Action]) -> None:
         state.apply(self._choose(state, seat, actions))
 
+    def _scores(self, state: engine.State, cut: bool) -> list:
+        """A sample's result: the estimate where the rollout was cut at ``depth`` (set only
+        with an estimate), else the scores where it ended."""
+        if cut:
+            assert self._estimate is not None
+            return self._estimate(state)
+        return state.scores()
+
     def _rollout(self, state: engine.State, hand: Any) -> bool:
         """Plays on to the horizon; True when cut off by ``depth`` before it."""
         moves = 0
@@ -415,6 +423,7 @@ class IsmctsBot(Bot):
             if self.depth is not None and moves >= self.depth:
                 return True
             seat = state.current_player()
+            assert seat is not None  # the match is not over: someone is to act
             self._step(state, seat, state.legal_actions())
             moves += 1
             self._in_time(moves)

@@ -157,20 +157,20 @@ class _Model:
     # from the composition ``pool`` (the unseen cards at the decision).
     def _banker_uncached(self, pool: tuple[int, ...]) -> tuple[tuple[int, float], ...]:
         total = sum(pool)
-        memo: dict[tuple[int, ...], Counter] = {}
+        memo: dict[tuple[int, ...], dict[int, float]] = {}
 
-        def dist(hand: tuple[int, ...]) -> Counter:
+        def dist(hand: tuple[int, ...]) -> dict[int, float]:
             if hand:
                 rank = self._rank(hand)
                 if rank == BUST or rank >= FIVE:
-                    return Counter({rank: 1.0})
+                    return {rank: 1.0}
             if hand in memo:
                 return memo[hand]
-            out: Counter = Counter()
+            out: dict[int, float] = {}
             for i, k in enumerate(pool):
                 if k:
                     for rank, p in dist(self._add(hand, i)).items():
-                        out[rank] += p * k / total
+                        out[rank] = out.get(rank, 0.0) + p * k / total
             memo[hand] = out
             return out
 

@@ -55,7 +55,7 @@ class HeuristicBot(Bot):
             twos = [s for s in special if s[0] == LEVEL_2]
             group = tens if tens and (len(view["pile"]) >= BURN_PILE or not twos) else twos
             return min(group, key=lambda s: s[1])[2]
-        by_type = {}
+        by_type: dict[str, dict] = {}
         for action in legal:
             by_type.setdefault(action["type"], action)
         for kind in ("flip", "draw", "pickup"):

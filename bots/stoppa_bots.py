@@ -166,7 +166,6 @@ def betting_consistent(view: View, state) -> bool:
     level = 0
     committed = [0] * n
     inside = n
-    cip = opts["cip"]
     for e in events[start + 1 :]:
         kind = e["type"]
         if kind not in ("open", "raise", "see", "pass"):

@@ -11,9 +11,10 @@ the tournament service") and docs/tournaments.md ("Input bounds"). Three budgets
   largest score a match can reach stays below 2**31 - 1 = 2,147,483,647 by a factor of 10 at
   least; the worst case is worked out next to each game's ceilings.
 * **Time.** A bot match is played by one worker under a lease renewed by a heartbeat while
-  the worker makes progress (MATCH_STUCK_SECONDS, 900 s by default): at the ceilings the engine and the heuristic bots play a match in seconds (at most
-  MATCH_TURNS_MAX turns), and whatever a built-in bot's options, its thinking is held to
-  services.clocks (BOT_DECISION_SECONDS a decision, a share of BOT_MATCH_SECONDS a match).
+  the worker makes progress (MATCH_STUCK_SECONDS, 900 s by default): at the ceilings the engine
+  and the heuristic bots play a match in seconds (at most MATCH_TURNS_MAX turns), and whatever a
+  built-in bot's options, its thinking is held to services.clocks (BOT_DECISION_SECONDS a
+  decision, a share of BOT_MATCH_SECONDS a match).
   docs/bots.md, "Time at the service's tables", gives the worst case per game.
 * **Size.** Lists a request may hold (headers, arguments, tie-breaks, menus of bet amounts the
   engine builds and sends to every bot at each decision) are short.
@@ -31,8 +32,8 @@ from typing import Any
 
 import bots
 from tournaments import games
-from tournaments.games.base import MATCH_TURNS_MAX, MENU_MAX, Bound  # noqa: F401  (the limits' own names too)
 from tournaments.errors import ServiceError
+from tournaments.games.base import MATCH_TURNS_MAX, MENU_MAX, Bound  # noqa: F401  (the limits' own names too)
 
 # --------------------------------------------------------------------------- columns
 

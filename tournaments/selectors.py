@@ -14,12 +14,21 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Prefetch, Q, Qu
 from django.utils import timezone
 
 import engine
-from tournaments import formats, plain, standings as standings_algo
+from tournaments import formats, plain
+from tournaments import standings as standings_algo
 from tournaments.formats.stored import tournament_format
 from tournaments.models import (
-    Match, Player, Rating, RatingChange, RatingLadder, Round, Seat, Tournament, plays_online, seats_online,
+    Match,
+    Player,
+    Rating,
+    RatingChange,
+    RatingLadder,
+    Round,
+    Seat,
+    Tournament,
+    plays_online,
+    seats_online,
 )
-
 
 # --- what may be shown (docs/api.md, "What the API shows, and when") -----------------------------
 #

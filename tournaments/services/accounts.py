@@ -12,7 +12,6 @@ from django.db import transaction
 from tournaments import limits
 from tournaments.errors import ServiceError
 
-
 USERNAME_MAX = 64  # shorter than Django's 150: it is shown on leaderboards and tables
 EMAIL_MAX = 254
 

@@ -18,7 +18,6 @@ from tournaments import plain
 from tournaments.errors import ServiceError
 from tournaments.models import ApiToken, Player
 
-
 PREFIX = "mzt_"
 SCOPES = tuple(ApiToken.Scope.values)
 # A bot's token acts at its table and reads; it never organises.

@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from django.utils.translation import get_language, gettext, gettext_lazy as _, pgettext, pgettext_lazy
+from django.utils.translation import get_language, gettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from tournaments import games, standings
 from tournaments.models import Match, Player, Round, Tournament
-
 
 FORMAT_NAMES = {
     "round_robin": _("Round robin"),

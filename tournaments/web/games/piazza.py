@@ -3,7 +3,8 @@ and the parts of its events only some seats see."""
 
 from __future__ import annotations
 
-from django.utils.translation import gettext as _, ngettext, pgettext
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext
 
 from .base import WebGame, pile, seat_list, seat_no, seat_only, signed
 

@@ -3,7 +3,8 @@ and the parts of its events only some seats see."""
 
 from __future__ import annotations
 
-from django.utils.translation import gettext as _, ngettext
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from .. import cards
 from .base import MAZZIERE, WebGame, per_seat, pile, seat_label, seat_list, seat_no, seat_only, signed
