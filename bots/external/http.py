@@ -209,15 +209,17 @@ class _InTime(http.client.HTTPConnection):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
+        # Always through connect_socket: the public-address check must not depend on a timeout.
+        self._create_connection = self._connect_in_time
         if isinstance(self.timeout, (int, float)):
             self.deadline = time.monotonic() + self.timeout
-            self._create_connection = self._connect_in_time
             # Called as the class is (response_class(sock, method=...)); typeshed says a class.
             self.response_class = functools.partial(_AnswerInTime, deadline=self.deadline)  # type: ignore[assignment]
 
     def _connect_in_time(self, address, timeout, source_address=None):
         deadline = self.deadline
-        assert deadline is not None  # installed only with a deadline
+        if deadline is None:  # no timeout given: the socket's default, as urllib would
+            return self.connect_socket(address, timeout, source_address)
         sock = self.connect_socket(address, _left(deadline), source_address)  # bounded by what is left
         sock.settimeout(_left(deadline))  # what TLS's handshake, or the first send, may take
         return sock

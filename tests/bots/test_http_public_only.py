@@ -237,3 +237,24 @@ def test_a_name_that_does_not_resolve_is_refused_in_the_same_words_as_one_resolv
     monkeypatch.setattr(socket, "getaddrinfo", unknown)
     with pytest.raises(PrivateAddress, match="^db.internal does not resolve to public addresses only$"):
         _public_connection(("db.internal", 80), timeout=1)
+
+
+def test_the_public_opener_refuses_a_private_address_even_without_a_timeout(local_bot):
+    # The check must not hang on the deadline's machinery: a caller that gives no timeout
+    # (urllib's default) is refused like one that does, and the request never leaves.
+    import urllib.error
+    import urllib.request
+
+    from bots.external.http import opener
+
+    url, seen = local_bot
+    request = urllib.request.Request(url, data=b"{}", headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.URLError) as refused:
+        opener(public_only=True).open(request)
+    assert isinstance(refused.value.reason, PrivateAddress)
+    assert seen == []
+    try:  # the same request without public_only reaches the bot (which has no use for "{}")
+        opener(public_only=False).open(request).close()
+    except OSError:  # its answer, if any, is not the point
+        pass
+    assert seen
