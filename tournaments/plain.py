@@ -17,9 +17,14 @@ measured to cost more than the query; everything else reads and writes through t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
-from django.db import connection, models
+import orjson
+from django.db import connection, connections, models, router
+from django.db.models import JSONField
+
+from tournaments.models import ApiToken, Match, Player, Rating, RatingChange, RatingLadder, Round, Tournament
 
 _made: dict[tuple, object] = {}  # (vendor, key): what a ``made`` builder returned
 
@@ -168,8 +173,6 @@ def ping() -> None:
 def token_with_user(prefix: str):
     """The API token row of ``prefix`` with its user loaded, or None, in one statement (every
     request with a token reads it: services.tokens.token_find)."""
-    from tournaments.models import ApiToken
-
     def build():
         user_model = ApiToken._meta.get_field("user").related_model
         token, user = Columns(ApiToken, "t"), Columns(user_model, "u")
@@ -192,13 +195,9 @@ def json_text(value) -> str | None:
     record is ~6 KB of small objects, and json.dumps of it cost ~90 us against orjson's ~8."""
     if value is None:
         return None
-    import orjson
-
     try:
         return orjson.dumps(value).decode()
     except TypeError:  # what orjson does not take (e.g. int keys), json does as Django would
-        import json
-
         return json.dumps(value)
 
 
@@ -210,9 +209,6 @@ def set_rows(model: type[models.Model], fields: Sequence[str], given: Sequence[S
     """Write ``fields`` of ``model``'s rows, each row given as (primary key, value of each field),
     in one UPDATE joined to a VALUES list per chunk (services.bulk.bulk_set_rows says why).
     A JSON field's value is the Python value (stored as JSON). Returns the rows written."""
-    from django.db import connections, router
-    from django.db.models import JSONField
-
     meta = model._meta
     db = connections[router.db_for_write(model)]
     pk = meta.pk
@@ -257,8 +253,6 @@ def standings_state(tournament_id: int) -> tuple | None:
     """The tournament's columns its standings are computed under (:data:`STANDINGS_STATE`, its
     standings version last), or None: no such tournament (selectors.standings_key). The JSON
     columns come as their text on both backends (no converter)."""
-    from tournaments.models import Tournament
-
     def build():
         return (f"SELECT {', '.join(column(Tournament, name) for name in STANDINGS_STATE)} "
                 f"FROM {table(Tournament)} WHERE {column(Tournament, 'id')} = %s")
@@ -271,8 +265,6 @@ def board_rows(ladder_id: int, *, limit: int, offset: int = 0, after: tuple[floa
     """Lines of a ladder's leaderboard (player id, player name, value, mu, sigma, games,
     provisional), best first: ``limit`` of them from ``offset``, or just after (or just before)
     the line ``(value, player id)`` (selectors.board_rows says why its shape is this one)."""
-    from tournaments.models import Player, Rating
-
     def build():
         c = column
         player, value, ladder = c(Rating, "player"), c(Rating, "value"), c(Rating, "ladder")
@@ -301,8 +293,6 @@ def board_rows(ladder_id: int, *, limit: int, offset: int = 0, after: tuple[floa
 
 def ladder_applied(ladder_id: int) -> tuple | None:
     """The ladder's ``applied`` as a one-column row, or None: no such ladder (selectors.ladder_version)."""
-    from tournaments.models import RatingLadder
-
     def build():
         return (f"SELECT {column(RatingLadder, 'applied')} FROM {table(RatingLadder)} "
                 f"WHERE {column(RatingLadder, 'id')} = %s")
@@ -316,8 +306,6 @@ def history_rows(ladder_id: int, player_id: int, names: Sequence[str], *, limit:
     ``match__round__tournament_id``: its match's round's tournament), its ``created_at`` as the
     ORM gives it: the first ``limit`` in the order applied after the sequence number ``after``,
     or the last ``limit`` before ``before``, nearest first (selectors.history_rows)."""
-    from tournaments.models import Match, RatingChange, Round
-
     names = tuple(names)
 
     def build():
@@ -350,8 +338,6 @@ def history_rows(ladder_id: int, player_id: int, names: Sequence[str], *, limit:
 def match_outcome_row(match_id: int) -> tuple | None:
     """A match's status, deal, finishing time (as the ORM gives it), round id and round status,
     or None: no such match (selectors.match_outcome_state)."""
-    from tournaments.models import Match, Round
-
     def build():
         c = column
         return (f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deal')}, m.{c(Match, 'finished_at')}, "
@@ -370,8 +356,6 @@ def match_outcome_row(match_id: int) -> tuple | None:
 def match_record(match_id: int):
     """A match's replay record as the ORM gives it; None when it has none (a result reported by
     people) or there is no such match (selectors.match_record)."""
-    from tournaments.models import Match
-
     def build():
         c = column
         return (f"SELECT m.{c(Match, 'record')} FROM {table(Match)} m WHERE m.{c(Match, 'id')} = %s",
