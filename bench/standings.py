@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tournaments.standings import TableResult, standings  # noqa: E402
+from tournaments.standings import TableResult, standings
 
 
 def event(players: int, rounds: int, seats: int, seed: int) -> tuple[list[int], list[TableResult]]:

@@ -20,7 +20,6 @@ from django.contrib import admin
 from . import models
 from .services.versions import standings_changed
 
-
 RUNNING = models.Tournament.Status.RUNNING
 NOT_STARTED = (models.Tournament.Status.DRAFT, models.Tournament.Status.REGISTRATION)
 

@@ -37,7 +37,7 @@ def form_data(page, **changed) -> dict:
                     data[f"{bound.html_name}_{i}"] = "" if part is None else part
             elif isinstance(value, (list, tuple)):
                 data[bound.html_name] = [str(v) for v in value]
-            elif value is not None and not (value is False):
+            elif value is not None and value is not False:
                 data[bound.html_name] = value
 
     add(page.context["adminform"].form)

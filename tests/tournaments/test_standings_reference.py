@@ -1,6 +1,7 @@
 """tournaments.standings.standings, split into named steps without its quadratic scans, gives
-what the one long function it replaced gave: that function is kept here, verbatim but for its
-name and the module's names qualified, as the reference every ranking is compared with."""
+what the one long function it replaced gave: that function is kept here (verbatim but for its
+name, the module's names qualified and one docstring line wrapped) as the reference every
+ranking is compared with."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ def reference_standings(
     """Rank ``entrants`` on ``results`` (see the module docstring for every rule).
 
     ``points_by_place`` is a function of the table size, a mapping from table size to the
-    points of each position, or one list (see the module docstring). ``names`` labels entrants in explanations (default "#id"). Rows
+    points of each position, or one list (see the module docstring). ``names`` labels entrants
+    in explanations (default "#id"). Rows
     come best first; entrants sharing a rank come in ascending id order. ``reached``: how far
     each entrant went in an elimination bracket (``Format.reached``), ranked by before any
     tie-break; None ranks by the tie-breaks alone. ``phrases``: the words of the explanations
