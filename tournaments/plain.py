@@ -17,9 +17,14 @@ measured to cost more than the query; everything else reads and writes through t
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 
-from django.db import connection, models
+import orjson
+from django.db import connection, connections, models, router
+from django.db.models import JSONField
+
+from tournaments.models import ApiToken, Match, Player, Rating, RatingChange, RatingLadder, Round, Tournament
 
 _made: dict[tuple, object] = {}  # (vendor, key): what a ``made`` builder returned
 
@@ -148,3 +153,214 @@ def update(model: type[models.Model], pk: object, values: dict) -> int:
     with cursor() as running:
         running.execute(sql, [*_prep(model, values), pk])
         return running.rowcount
+
+
+# --- The service's other hand-written statements -------------------------------------------------
+#
+# Every statement written by hand lives in this module (tests/tournaments/test_plain.py scans the
+# others), each in a function named for what it reads or writes, its tables and columns quoted
+# (connection.ops.quote_name, through :func:`table` and :func:`column`).
+
+def ping() -> None:
+    """Run the trivial ``SELECT 1`` (/healthz: does the database answer?); raises DatabaseError
+    when it does not. Through Django's own cursor, not a prepared one: the check is of the
+    connection as every request finds it."""
+    with connection.cursor() as running:
+        running.execute("SELECT 1")
+        running.fetchone()
+
+
+def token_with_user(prefix: str):
+    """The API token row of ``prefix`` with its user loaded, or None, in one statement (every
+    request with a token reads it: services.tokens.token_find)."""
+    def build():
+        user_model = ApiToken._meta.get_field("user").related_model
+        token, user = Columns(ApiToken, "t"), Columns(user_model, "u")
+        sql = (f"SELECT {token.select}, {user.select} FROM {table(ApiToken)} t "
+               f"JOIN {table(user_model)} u ON u.{column(user_model, 'id')} = t.{column(ApiToken, 'user')} "
+               f"WHERE t.{column(ApiToken, 'prefix')} = %s")
+        return sql, token, user
+
+    sql, token, user = made("token_find", build)
+    found = row(sql, [prefix])
+    if found is None:
+        return None
+    made_token = token.make(found)
+    ApiToken._meta.get_field("user").set_cached_value(made_token, user.make(found, len(token)))
+    return made_token
+
+
+def json_text(value) -> str | None:
+    """A JSON field's value as the text the database stores. orjson, not json: a match's replay
+    record is ~6 KB of small objects, and json.dumps of it cost ~90 us against orjson's ~8."""
+    if value is None:
+        return None
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # what orjson does not take (e.g. int keys), json does as Django would
+        return json.dumps(value)
+
+
+# SQLite's default limit on bound parameters in one statement.
+_MAX_PARAMS = 999
+
+
+def set_rows(model: type[models.Model], fields: Sequence[str], given: Sequence[Sequence]) -> int:
+    """Write ``fields`` of ``model``'s rows, each row given as (primary key, value of each field),
+    in one UPDATE joined to a VALUES list per chunk (services.bulk.bulk_set_rows says why).
+    A JSON field's value is the Python value (stored as JSON). Returns the rows written."""
+    meta = model._meta
+    db = connections[router.db_for_write(model)]
+    pk = meta.pk
+    columns = [meta.get_field(name) for name in fields]
+    quote = db.ops.quote_name
+    typed = db.vendor == "postgresql"  # VALUES columns need types there; SQLite has none
+
+    def placeholder(field) -> str:
+        return f"CAST(%s AS {field.cast_db_type(db)})" if typed else "%s"
+
+    def prepare(field):
+        if isinstance(field, JSONField) and field.encoder is None:
+            return json_text  # text cast to jsonb (PostgreSQL) or stored as text (SQLite)
+        return lambda value: field.get_db_prep_save(value, db)
+
+    preparers = [prepare(f) for f in [pk, *columns]]
+    row_sql = "(" + ", ".join(placeholder(f) for f in [pk, *columns]) + ")"
+    name = quote(meta.db_table)
+    # A VALUES list's columns are column1, column2, ... on both databases. The statement starts
+    # with UPDATE (not WITH), so SQLite reports the rows it changed.
+    assignments = ", ".join(f"{quote(f.column)} = v.column{i}" for i, f in enumerate(columns, start=2))
+    per_statement = max(1, _MAX_PARAMS // (len(columns) + 1))
+    written = 0
+    with db.cursor() as running:
+        for start in range(0, len(given), per_statement):
+            chunk = given[start:start + per_statement]
+            params = [prep(value) for one in chunk for prep, value in zip(preparers, one)]
+            running.execute(
+                f"UPDATE {name} SET {assignments} FROM (VALUES {', '.join([row_sql] * len(chunk))}) AS v "
+                f"WHERE {name}.{quote(pk.column)} = v.column1",
+                params,
+            )
+            written += running.rowcount
+    return written
+
+
+STANDINGS_STATE = ("status", "format", "format_config", "table_size", "duplicate", "points_by_place", "tiebreaks",
+                   "standings_version")
+
+
+def standings_state(tournament_id: int) -> tuple | None:
+    """The tournament's columns its standings are computed under (:data:`STANDINGS_STATE`, its
+    standings version last), or None: no such tournament (selectors.standings_key). The JSON
+    columns come as their text on both backends (no converter)."""
+    def build():
+        return (f"SELECT {', '.join(column(Tournament, name) for name in STANDINGS_STATE)} "
+                f"FROM {table(Tournament)} WHERE {column(Tournament, 'id')} = %s")
+
+    return row(made("selectors.standings_key", build), [tournament_id])
+
+
+def board_rows(ladder_id: int, *, limit: int, offset: int = 0, after: tuple[float, int] | None = None,
+               before: tuple[float, int] | None = None) -> list[tuple]:
+    """Lines of a ladder's leaderboard (player id, player name, value, mu, sigma, games,
+    provisional), best first: ``limit`` of them from ``offset``, or just after (or just before)
+    the line ``(value, player id)`` (selectors.board_rows says why its shape is this one)."""
+    def build():
+        c = column
+        player, value, ladder = c(Rating, "player"), c(Rating, "value"), c(Rating, "ladder")
+        inner = ", ".join(c(Rating, name) for name in ("player", "value", "mu", "sigma", "games", "provisional"))
+        outer = ", ".join(f"w.{c(Rating, name)}" for name in ("value", "mu", "sigma", "games", "provisional"))
+        base = (f"SELECT w.{player}, (SELECT p.{c(Player, 'name')} FROM {table(Player)} p "
+                f"WHERE p.{c(Player, 'id')} = w.{player}), {outer} FROM "
+                f"(SELECT {inner} FROM {table(Rating)} WHERE {ladder} = %s{{where}} "
+                f"ORDER BY {{order}} LIMIT %s OFFSET %s) w ORDER BY w.{value} DESC, w.{player}")
+        # The first condition bounds the index scan, the second breaks ties.
+        return {"first": base.format(where="", order=f"{value} DESC, {player}"),
+                "after": base.format(where=f" AND {value} <= %s AND ({value} < %s OR {player} > %s)",
+                                     order=f"{value} DESC, {player}"),
+                "before": base.format(where=f" AND {value} >= %s AND ({value} > %s OR {player} < %s)",
+                                      order=f"{value}, {player} DESC")}
+
+    statements = made("selectors.board_rows", build)
+    if after is not None:
+        sql, params = statements["after"], [ladder_id, after[0], after[0], after[1]]
+    elif before is not None:
+        sql, params = statements["before"], [ladder_id, before[0], before[0], before[1]]
+    else:
+        sql, params = statements["first"], [ladder_id]
+    return [(*found[:6], bool(found[6])) for found in rows(sql, [*params, limit, offset])]
+
+
+def ladder_applied(ladder_id: int) -> tuple | None:
+    """The ladder's ``applied`` as a one-column row, or None: no such ladder (selectors.ladder_version)."""
+    def build():
+        return (f"SELECT {column(RatingLadder, 'applied')} FROM {table(RatingLadder)} "
+                f"WHERE {column(RatingLadder, 'id')} = %s")
+
+    return row(made("selectors.ladder_version", build), [ladder_id])
+
+
+def history_rows(ladder_id: int, player_id: int, names: Sequence[str], *, limit: int, after: int | None = None,
+                 before: int | None = None) -> list[tuple]:
+    """A player's rating changes on a ladder, each the columns ``names`` (a change's fields, and
+    ``match__round__tournament_id``: its match's round's tournament), its ``created_at`` as the
+    ORM gives it: the first ``limit`` in the order applied after the sequence number ``after``,
+    or the last ``limit`` before ``before``, nearest first (selectors.history_rows)."""
+    names = tuple(names)
+
+    def build():
+        t, c = table, column
+        select = ", ".join(f"r.{c(Round, 'tournament')}" if name == "match__round__tournament_id"
+                           else f"rc.{c(RatingChange, name)}" for name in names)
+        sql = (f"SELECT {select} FROM {t(RatingChange)} rc "
+               f"JOIN {t(Match)} m ON m.{c(Match, 'id')} = rc.{c(RatingChange, 'match')} "
+               f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+               f"WHERE rc.{c(RatingChange, 'ladder')} = %s AND rc.{c(RatingChange, 'player')} = %s")
+        seq = f"rc.{c(RatingChange, 'sequence')}"
+        return ({"first": f"{sql} ORDER BY {seq} LIMIT %s", "after": f"{sql} AND {seq} > %s ORDER BY {seq} LIMIT %s",
+                 "before": f"{sql} AND {seq} < %s ORDER BY {seq} DESC LIMIT %s"},
+                converter(RatingChange, "created_at", "rc"))
+
+    statements, created_at = made(("selectors.history_rows", names), build)
+    if before is not None:
+        sql, params = statements["before"], [ladder_id, player_id, before, limit]
+    elif after is not None:
+        sql, params = statements["after"], [ladder_id, player_id, after, limit]
+    else:
+        sql, params = statements["first"], [ladder_id, player_id, limit]
+    at = names.index("created_at") if "created_at" in names else None
+    found = rows(sql, params)
+    if at is None:
+        return found
+    return [(*one[:at], created_at(one[at]), *one[at + 1:]) for one in found]
+
+
+def match_outcome_row(match_id: int) -> tuple | None:
+    """A match's status, deal, finishing time (as the ORM gives it), round id and round status,
+    or None: no such match (selectors.match_outcome_state)."""
+    def build():
+        c = column
+        return (f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deal')}, m.{c(Match, 'finished_at')}, "
+                f"m.{c(Match, 'round')}, r.{c(Round, 'status')} FROM {table(Match)} m "
+                f"JOIN {table(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+                f"WHERE m.{c(Match, 'id')} = %s", converter(Match, "finished_at", "m"))
+
+    sql, finished_at = made("selectors.match_outcome_state", build)
+    found = row(sql, [match_id])
+    if found is None:
+        return None
+    status, deal, finished, round_id, round_status = found
+    return status, deal, finished_at(finished), round_id, round_status
+
+
+def match_record(match_id: int):
+    """A match's replay record as the ORM gives it; None when it has none (a result reported by
+    people) or there is no such match (selectors.match_record)."""
+    def build():
+        c = column
+        return (f"SELECT m.{c(Match, 'record')} FROM {table(Match)} m WHERE m.{c(Match, 'id')} = %s",
+                converter(Match, "record", "m"))
+
+    sql, record = made("selectors.match_record", build)
+    found = row(sql, [match_id])
+    return None if found is None else record(found[0])

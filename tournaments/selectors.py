@@ -119,15 +119,7 @@ def standings_key(tournament_id: int) -> str | None:
     and its standings version, which every change of the other rows they read adds one to (its
     entries and their names, its rounds, its results: services.versions). None: no such
     tournament. Read on every request for the standings, so one plain statement on one row."""
-    def build():
-        c = plain.column
-        columns = ("status", "format", "format_config", "table_size", "duplicate", "points_by_place", "tiebreaks",
-                   "standings_version")
-        return (f"SELECT {', '.join(c(Tournament, name) for name in columns)} FROM {plain.table(Tournament)} "
-                f"WHERE {c(Tournament, 'id')} = %s")
-
-    sql = plain.made("selectors.standings_key", build)
-    state = plain.row(sql, [tournament_id])
+    state = plain.standings_state(tournament_id)
     if state is None:
         return None
     # The JSON columns come as text on both backends here (no converter): the same text, the same key.
@@ -230,20 +222,7 @@ def board_rows(ladder_id: int, *, limit: int, offset: int = 0, after: tuple[floa
     One query, in plain SQL because its shape is what makes it fast: the window of lines is
     read off the covering index alone (however deep the offset), and only the lines in it are
     joined to their players' names."""
-    where, params = "ladder_id = %s", [ladder_id]
-    order = "value DESC, player_id"
-    if after is not None:  # the first condition bounds the index scan, the second breaks ties
-        where += " AND value <= %s AND (value < %s OR player_id > %s)"
-        params += [after[0], after[0], after[1]]
-    elif before is not None:
-        where += " AND value >= %s AND (value > %s OR player_id < %s)"
-        params += [before[0], before[0], before[1]]
-        order = "value, player_id DESC"
-    sql = (f"SELECT w.player_id, (SELECT p.name FROM {Player._meta.db_table} p WHERE p.id = w.player_id), "
-           f"w.value, w.mu, w.sigma, w.games, w.provisional FROM "
-           f"(SELECT player_id, value, mu, sigma, games, provisional FROM {Rating._meta.db_table} "
-           f"WHERE {where} ORDER BY {order} LIMIT %s OFFSET %s) w ORDER BY w.value DESC, w.player_id")
-    return [(*row[:6], bool(row[6])) for row in plain.rows(sql, [*params, limit, offset])]
+    return plain.board_rows(ladder_id, limit=limit, offset=offset, after=after, before=before)
 
 
 def board_ahead(ladder_id: int, value: float, player_id: int, *, including: bool) -> int:
@@ -257,7 +236,7 @@ def ladder_version(ladder_id: int) -> RatingLadder | None:
     """The ladder with its id and ``applied`` alone (what a read of its board or a history is
     kept under), or None: no such ladder. Read on every such request, so in plain SQL: the
     ORM's query builder cost more than the query."""
-    row = plain.row(f"SELECT applied FROM {RatingLadder._meta.db_table} WHERE id = %s", [ladder_id])
+    row = plain.ladder_applied(ladder_id)
     return None if row is None else plain.partial(RatingLadder, {"id": ladder_id, "applied": row[0]})
 
 
@@ -281,31 +260,8 @@ def history_rows(ladder_id: int, player_id: int, *, limit: int, after: int | Non
     ``limit`` in the order applied after the sequence number ``after``, or the last ``limit``
     before ``before``, nearest first. One plain statement (a history's page is read on every
     miss of the API's kept answers)."""
-    def build():
-        t, c = plain.table, plain.column
-        # In HISTORY_COLUMNS' order: the tournament is the match's round's, the rest the change's.
-        select = ", ".join(f"r.{c(Round, 'tournament')}" if name == "match__round__tournament_id"
-                           else f"rc.{c(RatingChange, name)}" for name in HISTORY_COLUMNS)
-        sql = (f"SELECT {select} FROM {t(RatingChange)} rc "
-               f"JOIN {t(Match)} m ON m.{c(Match, 'id')} = rc.{c(RatingChange, 'match')} "
-               f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
-               f"WHERE rc.{c(RatingChange, 'ladder')} = %s AND rc.{c(RatingChange, 'player')} = %s")
-        seq = f"rc.{c(RatingChange, 'sequence')}"
-        return ({"first": f"{sql} ORDER BY {seq} LIMIT %s", "after": f"{sql} AND {seq} > %s ORDER BY {seq} LIMIT %s",
-                 "before": f"{sql} AND {seq} < %s ORDER BY {seq} DESC LIMIT %s"},
-                plain.converter(RatingChange, "created_at", "rc"))
-
-    statements, created_at = plain.made("selectors.history_rows", build)
-    if before is not None:
-        sql, params = statements["before"], [ladder_id, player_id, before, limit]
-    elif after is not None:
-        sql, params = statements["after"], [ladder_id, player_id, after, limit]
-    else:
-        sql, params = statements["first"], [ladder_id, player_id, limit]
-    rows = [dict(zip(HISTORY_COLUMNS, values)) for values in plain.rows(sql, params)]
-    for row in rows:
-        row["created_at"] = created_at(row["created_at"])
-    return rows
+    found = plain.history_rows(ladder_id, player_id, HISTORY_COLUMNS, limit=limit, after=after, before=before)
+    return [dict(zip(HISTORY_COLUMNS, values)) for values in found]
 
 
 def ladder_ledger(ladder: RatingLadder) -> QuerySet[RatingChange]:
@@ -329,19 +285,11 @@ def match_outcome_state(match_id: int) -> Match | None:
     """The match with what decides whether its outcome is public (its status, deal and finishing
     time, its round's status) and nothing else, or None: no such match. Read on every request
     for a replay, so in one plain statement (the ORM's builder cost more than the query)."""
-    def build():
-        c = plain.column
-        return (f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deal')}, m.{c(Match, 'finished_at')}, "
-                f"m.{c(Match, 'round')}, r.{c(Round, 'status')} FROM {plain.table(Match)} m "
-                f"JOIN {plain.table(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
-                f"WHERE m.{c(Match, 'id')} = %s", plain.converter(Match, "finished_at", "m"))
-
-    sql, finished_at = plain.made("selectors.match_outcome_state", build)
-    row = plain.row(sql, [match_id])
+    row = plain.match_outcome_row(match_id)
     if row is None:
         return None
-    status, deal, finished, round_id, round_status = row
-    match = plain.partial(Match, {"id": match_id, "status": status, "deal": deal, "finished_at": finished_at(finished),
+    status, deal, finished_at, round_id, round_status = row
+    match = plain.partial(Match, {"id": match_id, "status": status, "deal": deal, "finished_at": finished_at,
                                   "round_id": round_id})
     Match._meta.get_field("round").set_cached_value(match, plain.partial(Round, {"id": round_id, "status": round_status}))
     return match
@@ -350,14 +298,7 @@ def match_outcome_state(match_id: int) -> Match | None:
 def match_record(match_id: int) -> dict | None:
     """A match's replay record (its engine's ``to_json()``), None when it has none (a result
     reported by people), in one plain statement."""
-    def build():
-        c = plain.column
-        return (f"SELECT m.{c(Match, 'record')} FROM {plain.table(Match)} m WHERE m.{c(Match, 'id')} = %s",
-                plain.converter(Match, "record", "m"))
-
-    sql, record = plain.made("selectors.match_record", build)
-    row = plain.row(sql, [match_id])
-    return None if row is None else record(row[0])
+    return plain.match_record(match_id)
 
 
 def replay_available(match: Match) -> tuple[bool, str]:

@@ -189,57 +189,117 @@ def standings(
     order = list(entrants)
     if len(set(order)) != len(order):
         raise ValueError("an entrant is listed twice")
+    tally = _tally(order, results, byes, Scoring(points_by_place, bye_points))
+    ranking = _Ranking(order, tally, tiebreaks, reached)
+    explain = _Explanations(ranking, names, reached, phrases)
+    rows = []
+    rank = 1
+    for index, group in enumerate(ranking.groups):
+        # Any entrant of the group just above (or below) stands for it: they share its values.
+        above = ranking.groups[index - 1][-1] if index > 0 else None
+        below = ranking.groups[index + 1][0] if index + 1 < len(ranking.groups) else None
+        for e in group:
+            rows.append(StandingRow(
+                entrant=e,
+                rank=rank,
+                match_points=tally.points[e],
+                game_score=tally.score[e],
+                tiebreak_values=ranking.tiebreak_values(e),
+                explanation=explain.sentence(e, rank, [other for other in group if other != e], above, below),
+                reached=None if reached is None else _reached_label(reached, e),
+            ))
+        rank += len(group)
+    return rows
+
+
+def _tally(order: list[EntrantId], results: Sequence[TableResult], byes: Sequence[EntrantId],
+           scoring: Scoring) -> _Tally:
+    """Every table's and every bye's points, scores and meetings, in one pass."""
     tally = _Tally(order)
-    scoring = Scoring(points_by_place, bye_points)
     for result in results:
         tally.add_table(result, scoring)
     if byes:
         bye_value = scoring.bye_value(results)
         for entrant in byes:
             tally.add_bye(entrant, bye_value)
+    return tally
 
-    values = {name: tally.values(name) for name in tiebreaks if name != HEAD_TO_HEAD}
-    head_to_head: dict[EntrantId, Fraction] = {}
-    # Split the tied groups one step at a time; snapshots[t][e] is e's group after step t, so
-    # the step that separated two neighbours is the first where their groups differ. The
-    # bracket, when there is one, is the first step: the tie-breaks only split its groups.
-    groups = [sorted(order)]
-    snapshots: list[dict[EntrantId, int]] = []
-    steps: list[str] = list(tiebreaks)
-    if reached is not None:
-        steps.insert(0, BRACKET)
-        groups = _split_by_bracket(order, reached)
-        snapshots.append({e: index for index, group in enumerate(groups) for e in group})
-    for name in tiebreaks:
-        split: list[list[EntrantId]] = []
-        for group in groups:
-            if name == HEAD_TO_HEAD:
-                split.extend(_split_head_to_head(group, tally, head_to_head))
-            else:
-                split.extend(_split_by(group, values[name]))
-        groups = split
-        snapshots.append({e: index for index, group in enumerate(groups) for e in group})
 
-    label = (lambda e: names.get(e, f"#{e}")) if names else (lambda e: f"#{e}")
-    ranked = [e for group in groups for e in group]
-    rank_of: dict[EntrantId, int] = {}
-    position = 1
-    for group in groups:
-        for e in group:
-            rank_of[e] = position
-        position += len(group)
+class _Ranking:
+    """The entrants split into tied groups, best first: by the bracket (when ``reached`` is
+    given), then by each tie-break in turn, each only splitting the groups still tied.
+    ``snapshots[t][e]`` is e's group after step ``steps[t]``, so the step that separated two
+    entrants is the first where their groups differ."""
 
-    def reason(mine: EntrantId, theirs: EntrantId) -> str:
+    def __init__(self, order: list[EntrantId], tally: _Tally, tiebreaks: Sequence[str],
+                 reached: Mapping[EntrantId, Reached] | None) -> None:
+        self.tiebreaks = tiebreaks
+        self.values = {name: tally.values(name) for name in tiebreaks if name != HEAD_TO_HEAD}
+        self.head_to_head: dict[EntrantId, Fraction] = {}
+        self.steps: list[str] = list(tiebreaks)
+        self.snapshots: list[dict[EntrantId, int]] = []
+        groups = [sorted(order)]
+        if reached is not None:
+            self.steps.insert(0, BRACKET)
+            groups = _split_by_bracket(order, reached)
+            self.snapshots.append(_snapshot(groups))
+        for name in tiebreaks:
+            split: list[list[EntrantId]] = []
+            for group in groups:
+                if name == HEAD_TO_HEAD:
+                    split.extend(_split_head_to_head(group, tally, self.head_to_head))
+                else:
+                    split.extend(_split_by(group, self.values[name]))
+            groups = split
+            self.snapshots.append(_snapshot(groups))
+        self.groups = groups
+
+    def tiebreak_values(self, e: EntrantId) -> dict[str, Fraction | int | None]:
+        return {name: self.head_to_head.get(e) if name == HEAD_TO_HEAD else self.values[name][e]
+                for name in self.tiebreaks}
+
+
+def _snapshot(groups: list[list[EntrantId]]) -> dict[EntrantId, int]:
+    return {e: index for index, group in enumerate(groups) for e in group}
+
+
+class _Explanations:
+    """Why each entrant ranks where it does, in ``phrases``' words."""
+
+    def __init__(self, ranking: _Ranking, names: Mapping[EntrantId, str] | None,
+                 reached: Mapping[EntrantId, Reached] | None, phrases: Phrases) -> None:
+        self.ranking, self.names, self.reached, self.phrases = ranking, names, reached, phrases
+
+    def label(self, e: EntrantId) -> str:
+        return self.names.get(e, f"#{e}") if self.names else f"#{e}"
+
+    def sentence(self, e: EntrantId, rank: int, tied: list[EntrantId], above: EntrantId | None,
+                 below: EntrantId | None) -> str:
+        """'=3rd: tied with ... ; behind X on ...; ahead of Y on ...'."""
+        phrases = self.phrases
+        parts = []
+        if tied:
+            parts.append(phrases.tied(phrases.join([self.label(t) for t in tied]), self.level_on(e)))
+        if above is not None:
+            parts.append(phrases.behind(self.label(above), self.reason(e, above)))
+        if below is not None:
+            parts.append(phrases.ahead(self.label(below), self.reason(e, below)))
+        if not parts:
+            parts.append(phrases.alone())
+        return phrases.sentence(bool(tied), rank, parts)
+
+    def reason(self, mine: EntrantId, theirs: EntrantId) -> str:
         """'on Buchholz 14 vs 12 (level on match points 7)': the step that separated them,
         this entrant's value first; 'on the bracket: lost the final vs champion'."""
+        phrases, ranking, values = self.phrases, self.ranking, self.ranking.values
         level = []
-        for step, name in enumerate(steps):
-            if snapshots[step][mine] != snapshots[step][theirs]:
+        for step, name in enumerate(ranking.steps):
+            if ranking.snapshots[step][mine] != ranking.snapshots[step][theirs]:
                 if name == BRACKET:
-                    return phrases.on_bracket(phrases.reached(_reached_label(reached, mine)),
-                                              phrases.reached(_reached_label(reached, theirs)))
+                    return phrases.on_bracket(phrases.reached(_reached_label(self.reached, mine)),
+                                              phrases.reached(_reached_label(self.reached, theirs)))
                 if name == HEAD_TO_HEAD:
-                    shown = f"{_fmt(head_to_head[mine])}–{_fmt(head_to_head[theirs])}"
+                    shown = f"{_fmt(ranking.head_to_head[mine])}–{_fmt(ranking.head_to_head[theirs])}"
                 else:
                     shown = phrases.versus(_fmt(values[name][mine]), _fmt(values[name][theirs]))
                 text = phrases.on(phrases.label(name), shown)
@@ -248,40 +308,10 @@ def standings(
                 level.append(phrases.valued(phrases.label(name), _fmt(values[name][mine])))
         raise AssertionError("neighbours of different rank were never separated")
 
-    def level_on(e: EntrantId) -> list[str]:
-        return [phrases.valued(phrases.label(n), _fmt(values[n][e])) for n in tiebreaks if n != HEAD_TO_HEAD]
-
-    rows = []
-    for index, e in enumerate(ranked):
-        rank = rank_of[e]
-        tied = [other for other in ranked if rank_of[other] == rank and other != e]
-        parts = []
-        if tied:
-            parts.append(phrases.tied(phrases.join([label(t) for t in tied]), level_on(e)))
-        above = next((o for o in reversed(ranked[:index]) if rank_of[o] < rank), None)
-        below = next((o for o in ranked[index + 1 :] if rank_of[o] > rank), None)
-        if above is not None:
-            # Any entrant of the group just above: they all share its values.
-            parts.append(phrases.behind(label(above), reason(e, above)))
-        if below is not None:
-            parts.append(phrases.ahead(label(below), reason(e, below)))
-        if not parts:
-            parts.append(phrases.alone())
-        tiebreak_values: dict[str, Fraction | int | None] = {}
-        for name in tiebreaks:
-            tiebreak_values[name] = head_to_head.get(e) if name == HEAD_TO_HEAD else values[name][e]
-        rows.append(
-            StandingRow(
-                entrant=e,
-                rank=rank,
-                match_points=tally.points[e],
-                game_score=tally.score[e],
-                tiebreak_values=tiebreak_values,
-                explanation=phrases.sentence(bool(tied), rank, parts),
-                reached=None if reached is None else _reached_label(reached, e),
-            )
-        )
-    return rows
+    def level_on(self, e: EntrantId) -> list[str]:
+        values = self.ranking.values
+        return [self.phrases.valued(self.phrases.label(n), _fmt(values[n][e]))
+                for n in self.ranking.tiebreaks if n != HEAD_TO_HEAD]
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ class _UnreachableDatabase:
 
 
 def test_healthz_is_503_when_the_database_does_not_answer(client, monkeypatch):
-    monkeypatch.setattr("tournaments.health.connection", _UnreachableDatabase())
+    monkeypatch.setattr("tournaments.plain.connection", _UnreachableDatabase())  # plain.ping's
     response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["status"] == "unavailable"

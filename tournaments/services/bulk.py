@@ -11,25 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import orjson
-from django.db import connections, router
-from django.db.models import JSONField, Model
+from django.db.models import Model
 
-# SQLite's default limit on bound parameters in one statement.
-_MAX_PARAMS = 999
+from tournaments import plain
 
-
-def json_text(value) -> str | None:
-    """A JSON field's value as the text the database stores. orjson, not json: a match's replay
-    record is ~6 KB of small objects, and json.dumps of it cost ~90 us against orjson's ~8."""
-    if value is None:
-        return None
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:  # what orjson does not take (e.g. int keys), json does as Django would
-        import json
-
-        return json.dumps(value)
+# A JSON field's value as the text the database stores (orjson: tournaments.plain.json_text).
+json_text = plain.json_text
 
 
 def bulk_set(objs: Sequence[Model], fields: Sequence[str]) -> int:
@@ -46,37 +33,4 @@ def bulk_set_rows(model: type[Model], fields: Sequence[str], rows: Iterable[Sequ
     rows = list(rows)
     if not rows:
         return 0
-    meta = model._meta
-    connection = connections[router.db_for_write(model)]
-    pk = meta.pk
-    columns = [meta.get_field(name) for name in fields]
-    quote = connection.ops.quote_name
-    typed = connection.vendor == "postgresql"  # VALUES columns need types there; SQLite has none
-
-    def placeholder(field) -> str:
-        return f"CAST(%s AS {field.cast_db_type(connection)})" if typed else "%s"
-
-    def prepare(field):
-        if isinstance(field, JSONField) and field.encoder is None:
-            return json_text  # text cast to jsonb (PostgreSQL) or stored as text (SQLite)
-        return lambda value: field.get_db_prep_save(value, connection)
-
-    preparers = [prepare(f) for f in [pk, *columns]]
-    row_sql = "(" + ", ".join(placeholder(f) for f in [pk, *columns]) + ")"
-    table = quote(meta.db_table)
-    # A VALUES list's columns are column1, column2, ... on both databases. The statement starts
-    # with UPDATE (not WITH), so SQLite reports the rows it changed.
-    assignments = ", ".join(f"{quote(f.column)} = v.column{i}" for i, f in enumerate(columns, start=2))
-    per_statement = max(1, _MAX_PARAMS // (len(columns) + 1))
-    written = 0
-    with connection.cursor() as cursor:
-        for start in range(0, len(rows), per_statement):
-            chunk = rows[start:start + per_statement]
-            params = [prep(value) for row in chunk for prep, value in zip(preparers, row)]
-            cursor.execute(
-                f"UPDATE {table} SET {assignments} FROM (VALUES {', '.join([row_sql] * len(chunk))}) AS v "
-                f"WHERE {table}.{quote(pk.column)} = v.column1",
-                params,
-            )
-            written += cursor.rowcount
-    return written
+    return plain.set_rows(model, fields, rows)

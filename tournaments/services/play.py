@@ -83,112 +83,156 @@ def _play_batch(match_ids: list[int], owner: str, on_played: OnPlayed, should_st
     (all of those the results opened with ``play_all``; else the kept batch, the rest sent)."""
     claims = matches_claim(match_ids=match_ids, owner=owner)
     to_play = [pk for pk in match_ids if claims[pk].status == ClaimStatus.CLAIMED]
-    opened: list[int] = []
     if not to_play:
-        return claims, opened
-
-    lease = settings.MATCH_LEASE_SECONDS
-    renew_at = time.monotonic() + lease / 2
-    flush_every = settings.MATCH_FLUSH_SECONDS
-    last_flush = time.monotonic()
-    played: list[Outcome] = []
-    play_seconds, play_count = 0.0, 0  # what a match costs this worker: bots, engine, its record
-    heartbeat = Heartbeat(owner, to_play)  # renews the leases from a thread while this plays
-
-    def flush() -> None:
-        nonlocal last_flush
-        if played:
-            recorded, progress = matches_record_results(outcomes=played, source=Result.Source.ENGINE)
-            if play_all:
-                opened.extend(progress.to_play)
-                # Online matches wait for people: opened here, their external bots sent on.
-                more = online_matches_open(match_ids=list(progress.to_open))
-                opened.extend(more.to_play)
-                dispatch.move_online(more.to_move)
-            else:
-                split = dispatch.split(progress.to_play, pace=play_seconds / play_count, keep=True)
-                dispatch.send_batches(split.rest)
-                dispatch.open_online(progress.to_open)
-                opened.extend(split.kept)
-            for outcome in played:
-                claims[outcome.match_id] = Claim(ClaimStatus.FINISHED, recorded[outcome.match_id])
-                if on_played is not None:
-                    on_played(outcome.match_id)
-            heartbeat.progressed(done=[outcome.match_id for outcome in played])
-            played.clear()
-        last_flush = time.monotonic()
-
-    with heartbeat:
+        return claims, []
+    batch = _Batch(claims, to_play, owner, on_played, play_all)
+    with batch.heartbeat:  # renews the leases from a thread while this plays
         for index, pk in enumerate(to_play):
             if should_stop is not None and should_stop():
-                flush()
-                left = [p for p in to_play[index:] if claims[p].status == ClaimStatus.CLAIMED]
-                handed = leases_hand_back(match_ids=left, owner=owner)
-                heartbeat.progressed(done=left)
-                if not play_all:
-                    dispatch.send(handed)
-                for given in handed:
-                    claims[given] = Claim(ClaimStatus.HANDED_BACK, claims[given].match)
-                log.info("stopping: handed back %d match(es) for another worker", len(handed))
+                batch.hand_back(index)
                 break
-            if time.monotonic() >= renew_at:
-                flush()
-                still_held = leases_renew(match_ids=to_play[index:], owner=owner)
-                for lost in set(to_play[index:]) - still_held:
-                    claims[lost] = Claim(ClaimStatus.BUSY, claims[lost].match)
-                heartbeat.progressed(done=set(to_play[index:]) - still_held)
-                renew_at = time.monotonic() + lease / 2
-            if claims[pk].status != ClaimStatus.CLAIMED:
-                continue
-            match = claims[pk].match
-            heartbeat.progressed()
-            # A match whose earlier worker died holding it may be what killed it: it is played
-            # alone, its play charged (and committed) first, so a match that kills every worker
-            # is given up after MATCH_MAX_ATTEMPTS plays, and the innocent rest of that worker's
-            # batch is never charged for plays that did not start.
-            careful = match.interrupted > 0
-            if careful:
-                flush()
-                attempt_charge(match=match, owner=owner)
-            tournament = match.round.tournament
-            players = []
-            for seat in claims[pk].seats:
-                seed = bot_seed(match.seed, seat.position)
-                try:
-                    players.append(player_bot(seat.player, game=tournament.game, seed=seed))
-                except ServiceError as exc:
-                    players.append(_unavailable_bot(tournament.game, seed, exc.message))
-            started = time.monotonic()
-            try:
-                outcome = runner.play_match(tournament.game, players, seed=match.seed, options=tournament.options,
-                                            deck=match.deck, policy=bot_policy(len(players)))
-            except Exception:
-                # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the
-                # rest of the batch goes on; this match keeps its lease, no longer renewed, and
-                # is played again once reclaim_matches finds the lease run out.
-                heartbeat.progressed(done=[pk])
-                if not careful:
-                    attempt_charge(match=match, owner=owner)
-                log.exception("match %s could not be played (attempt %s)", pk, match.attempts)
-                claims[pk] = Claim(ClaimStatus.FAILED, match)
-                continue
-            state = outcome.state
-            played.append(Outcome(
-                match_id=pk,
-                scores=list(state.scores()),
-                places=list(outcome.places),
-                forfeits={seat: (f.reason, f.detail) for seat, f in outcome.forfeits.items()},
-                record=state.to_json(),
-                decisions=list(outcome.decisions),
-                think_seconds=list(outcome.decision_time),
-                charge=not careful,
-            ))
-            play_seconds += time.monotonic() - started
-            play_count += 1
-            if time.monotonic() - last_flush >= flush_every:
-                flush()
-        flush()
-    return claims, opened
+            if batch.renewal_due():
+                batch.renew(index)
+            if claims[pk].status == ClaimStatus.CLAIMED:
+                batch.play(pk)
+        batch.flush()
+    return claims, batch.opened
+
+
+class _Batch:
+    """One claimed batch being played (:func:`_play_batch`): the matches played since the last
+    flush, what a match has cost this worker so far, when the leases are next renewed, and
+    the matches the recorded results opened."""
+
+    def __init__(self, claims: dict[int, Claim], to_play: list[int], owner: str, on_played: OnPlayed,
+                 play_all: bool) -> None:
+        self.claims, self.to_play, self.owner = claims, to_play, owner
+        self.on_played, self.play_all = on_played, play_all
+        self.opened: list[int] = []
+        self.played: list[Outcome] = []
+        self.play_seconds, self.play_count = 0.0, 0  # what a match costs this worker: bots, engine, its record
+        self.lease, self.flush_every = settings.MATCH_LEASE_SECONDS, settings.MATCH_FLUSH_SECONDS
+        self.renew_at = time.monotonic() + self.lease / 2
+        self.last_flush = time.monotonic()
+        self.heartbeat = Heartbeat(owner, to_play)
+
+    def flush(self) -> None:
+        """Record the matches played since the last flush, and pass on the matches that opens."""
+        if self.played:
+            recorded, progress = matches_record_results(outcomes=self.played, source=Result.Source.ENGINE)
+            self._pass_on(progress)
+            for outcome in self.played:
+                self.claims[outcome.match_id] = Claim(ClaimStatus.FINISHED, recorded[outcome.match_id])
+                if self.on_played is not None:
+                    self.on_played(outcome.match_id)
+            self.heartbeat.progressed(done=[outcome.match_id for outcome in self.played])
+            self.played.clear()
+        self.last_flush = time.monotonic()
+
+    def _pass_on(self, progress) -> None:
+        """The matches recorded results opened: all played here (``play_all``), or a batch kept,
+        sized at this worker's pace, and the rest sent to the broker."""
+        if self.play_all:
+            self.opened.extend(progress.to_play)
+            # Online matches wait for people: opened here, their external bots sent on.
+            more = online_matches_open(match_ids=list(progress.to_open))
+            self.opened.extend(more.to_play)
+            dispatch.move_online(more.to_move)
+        else:
+            split = dispatch.split(progress.to_play, pace=self.play_seconds / self.play_count, keep=True)
+            dispatch.send_batches(split.rest)
+            dispatch.open_online(progress.to_open)
+            self.opened.extend(split.kept)
+
+    def hand_back(self, index: int) -> None:
+        """Told to stop: record what was played, and hand the matches from ``index`` on back
+        (for a worker, sent to the broker for another)."""
+        self.flush()
+        left = [p for p in self.to_play[index:] if self.claims[p].status == ClaimStatus.CLAIMED]
+        handed = leases_hand_back(match_ids=left, owner=self.owner)
+        self.heartbeat.progressed(done=left)
+        if not self.play_all:
+            dispatch.send(handed)
+        for given in handed:
+            self.claims[given] = Claim(ClaimStatus.HANDED_BACK, self.claims[given].match)
+        log.info("stopping: handed back %d match(es) for another worker", len(handed))
+
+    def renewal_due(self) -> bool:
+        return time.monotonic() >= self.renew_at
+
+    def renew(self, index: int) -> None:
+        """Half a lease has gone: record what was played, and renew the leases of the matches
+        from ``index`` on; those lost meanwhile are another's ("busy")."""
+        self.flush()
+        left = self.to_play[index:]
+        still_held = leases_renew(match_ids=left, owner=self.owner)
+        for lost in set(left) - still_held:
+            self.claims[lost] = Claim(ClaimStatus.BUSY, self.claims[lost].match)
+        self.heartbeat.progressed(done=set(left) - still_held)
+        self.renew_at = time.monotonic() + self.lease / 2
+
+    def play(self, pk: int) -> None:
+        """Play one claimed match; its outcome waits for the next flush (due now, if
+        MATCH_FLUSH_SECONDS have passed since the last)."""
+        match = self.claims[pk].match
+        self.heartbeat.progressed()
+        # A match whose earlier worker died holding it may be what killed it: it is played
+        # alone, its play charged (and committed) first, so a match that kills every worker
+        # is given up after MATCH_MAX_ATTEMPTS plays, and the innocent rest of that worker's
+        # batch is never charged for plays that did not start.
+        careful = match.interrupted > 0
+        if careful:
+            self.flush()
+            attempt_charge(match=match, owner=self.owner)
+        tournament = match.round.tournament
+        players = _seat_bots(self.claims[pk], tournament.game)
+        started = time.monotonic()
+        try:
+            outcome = runner.play_match(tournament.game, players, seed=match.seed, options=tournament.options,
+                                        deck=match.deck, policy=bot_policy(len(players)))
+        except Exception:
+            # A bug, not a bot's fault (bots' failures are forfeits inside the runner): the
+            # rest of the batch goes on; this match keeps its lease, no longer renewed, and
+            # is played again once reclaim_matches finds the lease run out.
+            self.heartbeat.progressed(done=[pk])
+            if not careful:
+                attempt_charge(match=match, owner=self.owner)
+            log.exception("match %s could not be played (attempt %s)", pk, match.attempts)
+            self.claims[pk] = Claim(ClaimStatus.FAILED, match)
+            return
+        self.played.append(_outcome(pk, outcome, charge=not careful))
+        self.play_seconds += time.monotonic() - started
+        self.play_count += 1
+        if time.monotonic() - self.last_flush >= self.flush_every:
+            self.flush()
+
+
+def _seat_bots(claim: Claim, game: str) -> list:
+    """Each seat's bot, seeded from the match's seed and its position; a player whose bot cannot
+    be built gets one that fails at once (the runner forfeits the seat)."""
+    players = []
+    for seat in claim.seats:
+        seed = bot_seed(claim.match.seed, seat.position)
+        try:
+            players.append(player_bot(seat.player, game=game, seed=seed))
+        except ServiceError as exc:
+            players.append(_unavailable_bot(game, seed, exc.message))
+    return players
+
+
+def _outcome(match_id: int, played, *, charge: bool) -> Outcome:
+    """What the runner's outcome of a match records (services.recording)."""
+    state = played.state
+    return Outcome(
+        match_id=match_id,
+        scores=list(state.scores()),
+        places=list(played.places),
+        forfeits={seat: (f.reason, f.detail) for seat, f in played.forfeits.items()},
+        record=state.to_json(),
+        decisions=list(played.decisions),
+        think_seconds=list(played.decision_time),
+        charge=charge,
+    )
 
 
 def _unavailable_bot(game: str, seed: int, reason: str):

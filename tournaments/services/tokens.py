@@ -83,7 +83,7 @@ def token_find(token: str) -> ApiToken | None:
     prefix, sep, _ = token[len(PREFIX):].partition("_")
     if not sep or len(prefix) != 8:
         return None
-    row = _token_with_user(prefix)  # a bot token's rules need only bot_id, not the bot's row
+    row = plain.token_with_user(prefix)  # a bot token's rules need only bot_id, not the bot's row
     if row is None or not hmac.compare_digest(row.digest, _digest(token)):
         return None
     now = timezone.now()
@@ -92,26 +92,6 @@ def token_find(token: str) -> ApiToken | None:
     if row.last_used_at is None or now - row.last_used_at > TOUCH_EVERY:
         ApiToken.objects.filter(pk=row.pk).update(last_used_at=now)
         row.last_used_at = now
-    return row
-
-
-def _token_with_user(prefix: str) -> ApiToken | None:
-    """The token row of ``prefix`` with its user, in one plain statement (every request with a
-    token reads it: tournaments.plain)."""
-    def build():
-        user_model = ApiToken._meta.get_field("user").related_model
-        token, user = plain.Columns(ApiToken, "t"), plain.Columns(user_model, "u")
-        sql = (f"SELECT {token.select}, {user.select} FROM {plain.table(ApiToken)} t "
-               f"JOIN {plain.table(user_model)} u ON u.{plain.column(user_model, 'id')} = t.{plain.column(ApiToken, 'user')} "
-               f"WHERE t.{plain.column(ApiToken, 'prefix')} = %s")
-        return sql, token, user
-
-    sql, token, user = plain.made("token_find", build)
-    found = plain.row(sql, [prefix])
-    if found is None:
-        return None
-    row = token.make(found)
-    ApiToken._meta.get_field("user").set_cached_value(row, user.make(found, len(token)))
     return row
 
 
