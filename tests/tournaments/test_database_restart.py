@@ -91,7 +91,9 @@ def cluster():
 def environment(cluster: Cluster, **extra: str) -> dict:
     env = {key: value for key, value in os.environ.items()
            if key not in ("CELERY_BROKER_URL", "CELERY_RESULT_BACKEND", "CACHE_URL", "DATABASE_CONN_MAX_AGE")}
-    return {**env, "DATABASE_URL": cluster.url, "PYTHONPATH": str(ROOT), **extra}
+    # Matches recorded a few at a time (not the whole event in one flush on an idle machine, when
+    # it plays in about a second), so that the restart falls in the middle of it.
+    return {**env, "DATABASE_URL": cluster.url, "PYTHONPATH": str(ROOT), "MATCH_FLUSH_SECONDS": "0.1", **extra}
 
 
 def manage(env: dict, *args: str, **kwargs) -> subprocess.Popen:
@@ -117,7 +119,7 @@ def run_through_a_restart(cluster: Cluster, env: dict, slug: str, mode: str, wor
     of its matches are recorded; return the command's output once it has finished by itself."""
     assert manage(env, "migrate", "--noinput").wait(timeout=300) == 0
     command = manage(env, "run_tournament", "stoppa", "--bots", "random:9", "heuristic:9", "--format",
-                     "round_robin", "--table-size", "3", "--option", "hands=12", "--slug", slug, "--timeout", "240")
+                     "round_robin", "--table-size", "3", "--option", "hands=30", "--slug", slug, "--timeout", "240")
     try:
         deadline = time.monotonic() + 120
         while (done := recorded(cluster, slug))[0] < 3:
