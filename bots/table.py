@@ -37,6 +37,7 @@ deals, hand ends... private parts included: a seat is told only what its view sh
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -67,12 +68,23 @@ def forfeit_detail(detail: str) -> str:
     return detail[-DETAIL_CHARS:]
 
 
-def fallback_seed(seed: int | str, seat: int, decision: int) -> str:
-    """The seed of the fallback bot that makes decision number ``decision`` (the number of
-    actions the match had applied before it) for the forfeited ``seat`` of the match seeded
-    ``seed``: one bot a decision, so the seat plays the same whether the match is played in
-    one go or rebuilt from its actions for each move."""
-    return f"{seed}:fallback:{seat}:{decision}"
+def decision_seed(seed: int | str, seat: int, decision: int) -> int:
+    """The seed of a bot made for one decision (:class:`Fresh`): decision number ``decision``
+    (the number of actions the match had applied before it) of ``seat`` in the match seeded
+    ``seed``; a non-negative 63-bit integer, stable across machines and versions. It is the
+    seed the service's online bots have always had (tournaments.services.seeds.derive_seed of
+    the match's seed, "online", the seat and the decision), so matches played before play the
+    same."""
+    digest = hashlib.blake2b(f"{seed}/online/{seat}/{decision}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 1
+
+
+def fallback_seed(seed: int | str, seat: int, decision: int) -> int:
+    """The seed of the fallback bot that makes decision number ``decision`` for the forfeited
+    ``seat``: a bot a decision (:func:`decision_seed`), so the seat plays the same whether the
+    match is played in one go (bots.runner) or rebuilt from its actions for each move (online
+    matches)."""
+    return decision_seed(seed, seat, decision)
 
 
 @dataclass(frozen=True)
@@ -393,12 +405,12 @@ class Table:
         """Ask the player of ``seat`` (a bot: not NETWORK) and apply its answer."""
         player = self.player(seat)
         own = seat not in self.forfeits
-        bot = player.make(self.played) if isinstance(player, Fresh) else player
         clock = self.clocks[seat]
-        allowance = clock.start(bot) if own else None
         view = view_for(self.state, seat)
         began = time.perf_counter()
         try:
+            bot = player.make(self.played) if isinstance(player, Fresh) else player  # may fail too
+            allowance = clock.start(bot) if own else None
             action = bot.act(view)
         except BotFailure as exc:
             self.spent[seat] += time.perf_counter() - began

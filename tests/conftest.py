@@ -19,7 +19,7 @@ def _fresh_cache():
     test's requests must not use up the next one's allowance."""
     from django.core.cache import cache, caches
 
-    from tournaments.services.online import replays
+    from tournaments.online_reads import replays
 
     from tournaments.api.streams import open_streams
 

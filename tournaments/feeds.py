@@ -34,7 +34,7 @@ import engine
 from tournaments import events, plain
 from tournaments.models import Match, MatchAction, Result, Round, Seat, Tournament
 from tournaments.selectors import online_seats
-from tournaments.services import online
+from tournaments import online_reads as online
 from tournaments.services.errors import ServiceError
 
 VIEW, OVER, TURN, RESYNC = "view", "over", "turn", "resync"

@@ -30,6 +30,7 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 import engine
+from tournaments import online_reads
 from tournaments.models import Match, MatchAction
 from tournaments.services import ServiceError, dispatch, online
 from tournaments.services.players import builtin_bot_get_or_create, player_create
@@ -40,7 +41,7 @@ from ..bots.test_http import bot_server, random_player  # noqa: F401 - bot_serve
 from .helpers import error, fields, parse_events
 
 # Committed as a server commits them, so that the API's requests take the path they take in
-# production (the states of online matches kept between requests: online.replays).
+# production (the states of online matches kept between requests: online_reads.replays).
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MATCHES = int(os.environ.get("MAZZIERE_HIDDEN_MATCHES", "10"))

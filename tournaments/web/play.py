@@ -18,6 +18,7 @@ from django.views.decorators.http import require_http_methods, require_safe
 
 from tournaments import permissions as rules, selectors
 from tournaments.models import Match, Seat
+from tournaments import online_reads
 from tournaments.services import dispatch, online
 from tournaments.services.errors import ServiceError
 
@@ -194,10 +195,10 @@ def _act(request, match: Match, position: int) -> ServiceError | None:
 
 
 def _state(match: Match, seat: Seat) -> dict:
-    """What the play screen shows of the seat now (services.online.seat_view: the engine's
+    """What the play screen shows of the seat now (online_reads.seat_view: the engine's
     view(seat)). Raises ServiceError for a match not played online."""
     tournament = match.round.tournament
-    now = online.seat_view(match=match, position=seat.position)
+    now = online_reads.seat_view(match=match, position=seat.position)
     seats = _seats(match)
     view = now["view"]
     deck = cards.deck_of(tournament.game, tournament.options)
