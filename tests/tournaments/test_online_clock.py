@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from tournaments import online_reads
 from tournaments.models import AuditEvent, Match, MatchAction
-from tournaments.services import ServiceError, dispatch, online, players
+from tournaments.services import ServiceError, dispatch, online, players, table_store
 from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
@@ -100,7 +100,7 @@ def test_a_worker_killed_while_applying_a_timeout_leaves_it_to_be_applied_once_l
     def dies(table):
         raise SystemExit("the worker died half way")
 
-    monkeypatch.setattr(online, "_advance", dies)
+    monkeypatch.setattr(table_store, "advance", dies)
     with pytest.raises(SystemExit):
         moved(online.deadlines_expire(now=late))
     monkeypatch.undo()

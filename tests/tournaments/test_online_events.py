@@ -28,7 +28,7 @@ import engine
 from tournaments import events, feeds, online_reads
 from tournaments.api import streams
 from tournaments.models import Match, MatchAction, Result
-from tournaments.services import online
+from tournaments.services import online, table_store
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
@@ -538,7 +538,7 @@ def test_a_process_keeps_only_committed_states_of_an_online_match(monkeypatch):
     def fail(table):
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(online, "_announce", fail)
+    monkeypatch.setattr(table_store, "announce", fail)
     with pytest.raises(RuntimeError):
         online.seat_act(match_id=match.pk, position=turn, action=body["view"]["legal_actions"][0])
     monkeypatch.undo()

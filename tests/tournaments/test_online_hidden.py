@@ -30,7 +30,6 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 import engine
-from tournaments import online_reads
 from tournaments.models import Match, MatchAction
 from tournaments.services import ServiceError, dispatch, online
 from tournaments.services.players import builtin_bot_get_or_create, player_create

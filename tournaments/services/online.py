@@ -23,25 +23,21 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass
-from functools import partial
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
 import engine
-from bots.table import BY_BOT, BY_FALLBACK, BY_SEAT, BY_TIMEOUT, NETWORK, Forfeited, Fresh, Moved, decision_seed
 from bots.external import BotFailure
-from tournaments import events, limits, plain
-from tournaments.models import AuditEvent, Match, MatchAction, Player, Result, Seat, Tournament
-from tournaments.online_reads import NOT_ONLINE, OnlineTable, check_online, match_read, table_load
+from bots.table import BY_BOT, BY_FALLBACK, BY_SEAT, BY_TIMEOUT, Forfeited, Moved
+from tournaments import limits
+from tournaments.models import AuditEvent, Match, MatchAction, Seat
+from tournaments.online_reads import OnlineTable
 
-from . import bot_calls
-from .clocks import (RUN_ACTIONS, RUN_SECONDS, LateMove, bot_policy, check_deadline, seat_await, seat_charge,
-                     service_await, timeout_move)
+from . import bot_calls, table_store
+from .clocks import RUN_ACTIONS, RUN_SECONDS, LateMove, check_deadline, seat_charge, service_await, timeout_move
 from .errors import ServiceError
-from .players import player_bot
-from .recording import Outcome, matches_record_results
 from .rounds import NOTHING, Progress
 
 __all__ = ["BY_BOT", "BY_FALLBACK", "BY_SEAT", "BY_TIMEOUT", "Acted", "LateMove", "deadlines_expire",
@@ -62,113 +58,6 @@ class Acted:
     action: dict
     repeated: bool
     progress: Progress = NOTHING
-
-
-def _builtin(player: Player, game: str, match_seed: int, position: int, decision: int):
-    """The built-in bot of ``player`` for decision number ``decision``: made afresh, seeded by
-    the match, the seat and the decision, so the match plays the same whichever worker plays
-    it. One that cannot be made fails its decision (BotFailure: its seat is forfeited)."""
-    try:
-        return player_bot(player, game=game, seed=decision_seed(match_seed, position, decision))
-    except ServiceError as exc:
-        raise BotFailure("exception", exc.message) from None
-
-
-def seating(match: Match, seats: list[Seat]):
-    """The players of an online table as the service plays it (online_reads.Seating): a
-    built-in bot made per decision; every other seat waits for the network (a person or a
-    remote bot through the API, an external bot that a worker asks: services.bot_calls). The
-    service's bots think by services.clocks, their match time left kept on their seats."""
-    game = match.round.tournament.game
-    players = [NETWORK if seat.player.plays_online or seat.player.is_external_bot
-               else Fresh(partial(_builtin, seat.player, game, match.seed, seat.position)) for seat in seats]
-    return players, bot_policy(len(seats)), [seat.bank_left for seat in seats]
-
-
-def _locked(match_id: int, *, finished_ok: bool = False, skip_locked: bool = False) -> OnlineTable:
-    """The match as it stands, its row locked, refused unless it is an online match still to
-    be played (or, ``finished_ok``, already over); with ``skip_locked``, refused at once
-    (conflict) when another transaction holds it."""
-    match = match_read(match_id, lock=True, skip_locked=skip_locked)
-    if match is None:
-        if skip_locked and Match.objects.filter(pk=match_id).exists():
-            raise ServiceError(f"match {match_id} is being changed", "match", code="conflict")
-        raise ServiceError(f"no match {match_id}", "match", code="not_found")
-    tournament = match.round.tournament
-    if not tournament.online:
-        raise ServiceError(NOT_ONLINE, "match", code="conflict")
-    if tournament.status == Tournament.Status.CANCELLED:
-        raise ServiceError("the tournament is cancelled: its matches are not played", "match", code="conflict")
-    if match.status == Match.Status.FINISHED and not finished_ok:
-        raise ServiceError("the match is over", "match", code="conflict")
-    table = table_load(match, seating)
-    check_online(match, table.seats)
-    return table
-
-
-def _unlocked(match_id: int) -> OnlineTable | None:
-    """The match as it stands, read without a lock, or None unless it is an online match
-    being played (or just finished) in a tournament not cancelled."""
-    match = Match.objects.select_related("round__tournament").filter(pk=match_id).first()
-    if (match is None or not match.round.tournament.online or match.status == Match.Status.PENDING
-            or match.round.tournament.status == Tournament.Status.CANCELLED):
-        return None
-    return table_load(match, seating)
-
-
-def _store(table: OnlineTable, told: int, key: str = "") -> int:
-    """Store what the table told since its event number ``told``: each move a MatchAction (the
-    first one with ``key``), each forfeit on its seat. Returns the number of the last move."""
-    seq = -1
-    for event in table.play.events[told:]:
-        if isinstance(event, Moved):
-            seq = event.number
-            plain.insert(MatchAction, {"match_id": table.match.pk, "seq": seq, "seat": event.seat,
-                                      "action": event.action, "by": event.by, "idempotency_key": key,
-                                      "created_at": timezone.now()})
-            key = ""
-        elif isinstance(event, Forfeited):
-            seat = table.seats[event.seat]
-            seat.forfeit_reason, seat.forfeit_detail = event.forfeit.reason[:40], event.forfeit.detail
-            Seat.objects.filter(pk=seat.pk).update(forfeit_reason=seat.forfeit_reason,
-                                                   forfeit_detail=seat.forfeit_detail)
-    return seq
-
-
-def _act(table: OnlineTable, by: str, position: int, action: dict, key: str = "") -> int:
-    """Apply an action that arrived from outside (engine.IllegalAction: refused, nothing
-    changed) and store it; its number."""
-    told = len(table.play.events)
-    table.play.act(position, action, by=by)
-    return _store(table, told, key)
-
-
-def _forfeit(table: OnlineTable, position: int, reason: str, detail: str) -> None:
-    told = len(table.play.events)
-    table.play.forfeit(position, reason, detail)
-    _store(table, told)
-
-
-def _advance(table: OnlineTable) -> Progress:
-    """Start the clock of whoever acts next: an online seat (the tournament's clock), or the
-    service (the match returned in ``to_move``, for a worker to play its bots' turns:
-    :func:`online_bots_move`), or nobody (the match is over)."""
-    turn = table.state.current_player()
-    if turn is None:
-        return NOTHING
-    if table.waits_for() is not None:
-        seat_await(table, turn)
-        return NOTHING
-    service_await(table, turn)
-    return Progress(to_move=(table.match.pk,))
-
-
-def _announce(table: OnlineTable) -> None:
-    """Tell the match's streams, and the accounts whose players hold its online seats, that
-    it changed — once this transaction commits (tournaments.events: a bare notification; each
-    stream reads what changed itself)."""
-    owners = {seat.player.owner_id for seat in table.seats if seat.player.plays_online and seat.player.owner_id}
-    events.publish_on_commit([events.match_channel(table.match.pk), *map(events.user_channel, owners)])
 
 
 def seat_act(*, match_id: int, position: int, action: object, idempotency_key: str = "",
@@ -201,7 +90,7 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
         with transaction.atomic():
             # With a key, a finished match is loaded all the same: a retry of the move that ended
             # it finds its first answer where the match's end refuses anything new.
-            table = _locked(match_id, finished_ok=bool(idempotency_key))
+            table = table_store.locked(match_id, finished_ok=bool(idempotency_key))
             seat = table.seat(position)
             if may_act is not None and not may_act(seat.player):
                 raise ServiceError("only the seat's player's owner acts for it", code="forbidden")
@@ -209,7 +98,7 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
                 _check_answers(table, answers)
                 _check_turn(table, seat, position)
                 check_deadline(table, position, now)
-                seq = _act(table, BY_SEAT, position, action, idempotency_key)
+                seq = table_store.act(table, BY_SEAT, position, action, idempotency_key)
             except (ServiceError, engine.IllegalAction) as exc:
                 if idempotency_key and (first := _keyed(match_id, position, idempotency_key, action)) is not None:
                     return first
@@ -217,9 +106,9 @@ def seat_act(*, match_id: int, position: int, action: object, idempotency_key: s
                     raise ServiceError(str(exc), "action", code="illegal") from None
                 raise
             seat_charge(table, position, now)
-            progress = _advance(table)
-            _announce(table)
-            return Acted(seq=seq, action=action, repeated=False, progress=progress + _finish_if_over(table))
+            progress = table_store.advance(table)
+            table_store.announce(table)
+            return Acted(seq=seq, action=action, repeated=False, progress=progress + table_store.finish_if_over(table))
     except IntegrityError:
         # The key was this seat's already (the insert rolled back, nothing applied).
         if idempotency_key and (first := _keyed(match_id, position, idempotency_key, action)) is not None:
@@ -277,22 +166,22 @@ def seat_forfeit(*, match_id: int, position: int, reason: str, actor=None) -> Pr
         raise ServiceError("a forfeit needs a reason", "reason")
     limits.check_text(reason, "reason", limits.REASON_MAX)
     with transaction.atomic():
-        table = _locked(match_id)
+        table = table_store.locked(match_id)
         match = table.match
         seat = table.seat(position)
         if seat.forfeit_reason:
             raise ServiceError(f"seat {position} is already forfeited", "position", code="conflict")
-        _forfeit(table, position, "forfeited", reason)
+        table_store.forfeit(table, position, "forfeited", reason)
         AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, actor=actor,
                                   action="seat_forfeited", detail={"seat": position, "reason": reason})
-        _announce(table)
+        table_store.announce(table)
         if match.status == Match.Status.PENDING:
             return NOTHING  # the fallback bot plays the seat from the match's opening
         if table.state.current_player() != position and table.service_turn() is None:
             return NOTHING  # the fallback plays the seat from its next turn; the seat awaited keeps its clock
         # Its turn (the fallback's now), or the service's, whose run in progress this forfeit
         # makes stale: the workers play on from here.
-        return _advance(table) + _finish_if_over(table)
+        return table_store.advance(table) + table_store.finish_if_over(table)
 
 
 def deadlines_expire(*, now=None, match_ids=None) -> Progress:
@@ -315,7 +204,7 @@ def deadlines_expire(*, now=None, match_ids=None) -> Progress:
     for match_id in list(due.order_by("deadline_at").values_list("pk", flat=True)[:DEADLINES_PER_RUN]):
         with transaction.atomic():
             try:
-                table = _locked(match_id, skip_locked=True)
+                table = table_store.locked(match_id, skip_locked=True)
             except ServiceError:
                 continue
             match = table.match
@@ -324,7 +213,7 @@ def deadlines_expire(*, now=None, match_ids=None) -> Progress:
             if match.status == Match.Status.PENDING:
                 # The task that opens it never came (its message lost): opened here.
                 log.warning("match %s: opened by the clock check, its opening message lost", match.pk)
-                progress += _open(table)
+                progress += table_store.open_match(table)
                 continue
             turn = table.waits_for()
             if turn is None:
@@ -338,59 +227,18 @@ def deadlines_expire(*, now=None, match_ids=None) -> Progress:
             seat_charge(table, turn, now)  # its bank, if any, is spent
             policy_bot = table.tournament.timeout_bot
             if policy_bot:
-                _act(table, BY_TIMEOUT, turn, timeout_move(table, turn))
+                table_store.act(table, BY_TIMEOUT, turn, timeout_move(table, turn))
             else:
-                _forfeit(table, turn, "timeout", f"no action within {table.tournament.move_seconds} s"
+                table_store.forfeit(table, turn, "timeout", f"no action within {table.tournament.move_seconds} s"
                          + (" and its bank" if table.tournament.bank_seconds else ""))
             AuditEvent.objects.create(tournament_id=match.round.tournament_id, match=match, action="move_timeout",
                                       detail={"seat": turn, "policy": policy_bot or "forfeit"})
             log.info("match %s: seat %s ran out of time, %s", match.pk, turn,
                      f"{policy_bot} moved for it" if policy_bot else "forfeited")
-            progress += _advance(table)  # the next seat's clock, or the service's turn, or the end
-            progress += _finish_if_over(table)
-            _announce(table)
+            progress += table_store.advance(table)  # the next seat's clock, or the service's turn, or the end
+            progress += table_store.finish_if_over(table)
+            table_store.announce(table)
     return progress
-
-
-def _finish_if_over(table: OnlineTable) -> Progress:
-    """Record a match that is over, through services.recording (its result, the rounds it
-    closes, ratings, the next rounds); a match with HTTP bots still playing is also returned in
-    ``to_move``, for a worker to send them ``finish``."""
-    state = table.state
-    if not state.is_over():
-        return NOTHING
-    decisions = [0] * len(table.seats)
-    # The bots' thinking is counted on their seats as they play (online_bots_move); a seat played
-    # through the API thought from the action before its own (or the opening) to its own.
-    think = list(Seat.objects.filter(match=table.match).order_by("position").values_list("think_seconds", flat=True))
-    before = table.match.started_at
-    for seat, by, at in (MatchAction.objects.filter(match=table.match).order_by("seq")
-                         .values_list("seat", "by", "created_at")):
-        if by in (BY_SEAT, BY_BOT):
-            decisions[seat] += 1
-        if by == BY_SEAT and before is not None:
-            think[seat] += max(0.0, (at - before).total_seconds())
-        before = at
-    outcome = Outcome(
-        match_id=table.match.pk, scores=list(state.scores()), places=table.play.places(),
-        forfeits={s.position: (s.forfeit_reason, s.forfeit_detail) for s in table.seats if s.forfeit_reason},
-        record=state.to_json(), decisions=decisions, think_seconds=think,
-    )
-    _, progress = matches_record_results(outcomes=[outcome], source=Result.Source.ENGINE)
-    seat_await(table, None)
-    if any(bot_calls.told_finish(seat) for seat in table.seats):
-        progress += Progress(to_move=(table.match.pk,))
-    return progress
-
-
-def _open(table: OnlineTable) -> Progress:
-    """Start a pending online match: the service's seats play up to the first online turn."""
-    match = table.match
-    match.status, match.started_at = Match.Status.RUNNING, timezone.now()
-    Match.objects.filter(pk=match.pk).update(status=match.status, started_at=match.started_at)
-    progress = _advance(table)
-    _announce(table)
-    return progress + _finish_if_over(table)
 
 
 def online_matches_open(*, match_ids: list[int]) -> Progress:
@@ -401,11 +249,11 @@ def online_matches_open(*, match_ids: list[int]) -> Progress:
     for match_id in sorted(set(match_ids)):
         with transaction.atomic():
             try:
-                table = _locked(match_id)
+                table = table_store.locked(match_id)
             except ServiceError:
                 continue
             if table.match.status == Match.Status.PENDING:
-                progress += _open(table)
+                progress += table_store.open_match(table)
     return progress
 
 
@@ -427,7 +275,7 @@ def online_bots_move(*, match_id: int, seconds: float | None = None) -> Progress
     progress = NOTHING
     stop_at = None if seconds is None else time.monotonic() + seconds
     while True:
-        table = _unlocked(match_id)
+        table = table_store.unlocked(match_id)
         if table is None:
             return progress
         if table.match.status == Match.Status.FINISHED:
@@ -447,7 +295,7 @@ def online_bots_move(*, match_id: int, seconds: float | None = None) -> Progress
             answers = _answers(table)
         with transaction.atomic():
             try:
-                locked = _locked(match_id)
+                locked = table_store.locked(match_id)
             except ServiceError:
                 return progress  # over, or its tournament cancelled meanwhile
             if locked.actions != asked_at or locked.forfeited() != forfeited:
@@ -455,11 +303,11 @@ def online_bots_move(*, match_id: int, seconds: float | None = None) -> Progress
             told = len(locked.play.events)
             for position, action, failure, by, took, left in answers:
                 locked.play.answer(position, action, failure, by=by, took=took, time_left=left)
-            _store(locked, told)
+            table_store.store(locked, told)
             _keep_time(locked, answers)
-            step = _advance(locked)
-            progress += _finish_if_over(locked)
-            _announce(locked)
+            step = table_store.advance(locked)
+            progress += table_store.finish_if_over(locked)
+            table_store.announce(locked)
         if not step.to_move:
             return progress  # an online seat's turn, or the end (whose finish is in progress)
         if stop_at is not None and time.monotonic() >= stop_at:

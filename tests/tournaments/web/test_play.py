@@ -16,7 +16,7 @@ from django.test import Client
 
 from tournaments import online_reads
 from tournaments.models import Match, MatchAction
-from tournaments.services import dispatch, online
+from tournaments.services import dispatch
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 from tournaments.web import tables
