@@ -346,7 +346,10 @@ class Table:
         left = list(think_left) if think_left is not None else [None] * n
         self.clocks = [ThinkClock(policy, left[seat]) for seat in range(n)]
         self.events: list[TableEvent] = []
-        self._logged = len(state.log)
+        # A match just dealt tells its deal (what the engine logged before any action); a
+        # resumed one tells only what happens from here.
+        self._logged = 0 if played == 0 else len(state.log)
+        self._tell_logged()
         self._over_told = False
 
     # --- who plays ---------------------------------------------------------------------------
@@ -477,11 +480,14 @@ class Table:
         self.state.apply(action)  # IllegalAction leaves the state as it was
         self.events.append(Moved(self.played, seat, action, by, took))
         self.played += 1
+        self._tell_logged()
+        self._tell_over()
+
+    def _tell_logged(self) -> None:
         log = self.state.log
         for index in range(self._logged, len(log)):
             self.events.append(Logged(index, self.played, log[index]))
         self._logged = len(log)
-        self._tell_over()
 
     def _tell_over(self) -> None:
         if not self._over_told and self.state.is_over():
