@@ -21,10 +21,23 @@ from typing import Any
 import engine
 
 from .base import Bot
+
 # The table's rule lives in bots.table; its names stay importable from here.
 from .table import (  # noqa: F401
-    DETAIL_CHARS, REASONS, Forfeit, ForfeitPolicy, Fresh, Table, ThinkClock, copy_action, fallback_seed,
-    forfeit_detail, forfeit_places, raised, refused, view_for,
+    DETAIL_CHARS,
+    REASONS,
+    Forfeit,
+    ForfeitPolicy,
+    Fresh,
+    Table,
+    ThinkClock,
+    copy_action,
+    fallback_seed,
+    forfeit_detail,
+    forfeit_places,
+    raised,
+    refused,
+    view_for,
 )
 
 

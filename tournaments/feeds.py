@@ -31,10 +31,9 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 import engine
-from tournaments import events, plain
+from tournaments import events, online_reads, plain
 from tournaments.models import Match, MatchAction, Result, Round, Seat, Tournament
 from tournaments.selectors import online_seats
-from tournaments import online_reads as online
 from tournaments.services.errors import ServiceError
 
 VIEW, OVER, TURN, RESYNC = "view", "over", "turn", "resync"
@@ -150,10 +149,10 @@ class MatchReader:
     def __init__(self, match: Match) -> None:
         self.match_id = match.pk
         self.seats = list(match.seats.select_related("player").order_by("position"))
-        online.check_online(match, self.seats)
+        online_reads.check_online(match, self.seats)
         if len(self.seats) > 62:  # the forfeits are read as a 64-bit mask
             raise RuntimeError(f"match {match.pk} has {len(self.seats)} seats: at most 62 are read")
-        self._dealt = online.deal(match, len(self.seats))
+        self._dealt = online_reads.deal(match, len(self.seats))
         self.actions: list = []  # committed actions 0, 1, 2 ... as far as read; only ever appended to
         self.snapshot: Snapshot | None = None  # the last shared read
         self.reads = 0  # reads made (for tests: one per change however many streams)
@@ -260,11 +259,11 @@ class SeatFeed:
 
     def _event(self, *, status: str, deadline_at, forfeited: frozenset[int]) -> Event:
         turn = self.state.current_player()
-        waiting_for = online.awaited(turn, self.seats, forfeited) if status == Match.Status.RUNNING else None
+        waiting_for = online_reads.awaited(turn, self.seats, forfeited) if status == Match.Status.RUNNING else None
         data = {
             "match": self.match_id, "actions": self.applied, "status": status, "turn": turn,
             "waiting_for": waiting_for, "deadline_at": deadline_at,
-            "view": online.served(self.state.view(self.position)),
+            "view": online_reads.served(self.state.view(self.position)),
         }
         if self.position is not None:
             data["position"] = self.position
@@ -361,7 +360,7 @@ class TurnFeed:
 
     def poll(self) -> list[Event]:
         seats = list(online_seats(self.user, self.bot_id).filter(your_turn=True)
-                     .annotate(actions=online.count_of_match(MatchAction, "match"))[:TURNS_PER_POLL])
+                     .annotate(actions=online_reads.count_of_match(MatchAction, "match"))[:TURNS_PER_POLL])
         if self.after is not None:
             self.sent.add(self.after)
             self.after = None
@@ -371,7 +370,7 @@ class TurnFeed:
             awaited.add(key)
             if key in self.sent:
                 continue
-            view = online.seat_view(match=seat.match, position=seat.position)
+            view = online_reads.seat_view(match=seat.match, position=seat.position)
             if view["waiting_for"] != seat.position:
                 continue  # moved on since the query: the next wake-up tells
             key = f"{seat.match_id}-{seat.position}-{view['actions']}"

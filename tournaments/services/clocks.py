@@ -4,7 +4,7 @@ their options, and the fallback and timeout bots (docs/bots.md, "Time at the ser
 Every such bot has BOT_DECISION_SECONDS a decision and an even share of BOT_MATCH_SECONDS for
 the whole match at its table; it is told when each decision's time ends (bots.base.Bot.deadline:
 a search stops there, and answers at once once its share is spent), and one that answers
-BOT_OVERRUN_SECONDS after that forfeits its seat (``timeout``), as bots.runner rules. So no
+BOT_OVERRUN_SECONDS after that forfeits its seat (``timeout``), as bots.table rules. So no
 option of a built-in bot makes a match hold a worker longer than BOT_MATCH_SECONDS beyond the
 engine's own time. External bots keep their own limits (bots.external.Limits).
 
