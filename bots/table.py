@@ -345,12 +345,15 @@ class Table:
         self.spent = [0.0] * n  # seconds each seat's own bot thought
         left = list(think_left) if think_left is not None else [None] * n
         self.clocks = [ThinkClock(policy, left[seat]) for seat in range(n)]
-        self.events: list[TableEvent] = []
-        # A match just dealt tells its deal (what the engine logged before any action); a
-        # resumed one tells only what happens from here.
-        self._logged = 0 if played == 0 else len(state.log)
-        self._tell_logged()
-        self._over_told = False
+        # What the table told, kept cheap: a move as a tuple (number, seat, action, by, took,
+        # the length of the engine's log after it), a forfeit as its event; :attr:`events`
+        # makes the typed events when asked, so a match nobody listens to (the runner's) pays
+        # for no object it does not need. A match just dealt tells its deal (what the engine
+        # logged before any action); a resumed one tells only what happens from here.
+        self._told: list[Any] = []
+        self._network = frozenset(seat for seat, player in enumerate(self.players) if player is NETWORK)
+        self._log_dealt = len(state.log)
+        self._log_from = 0 if played == 0 else self._log_dealt
 
     # --- who plays ---------------------------------------------------------------------------
 
@@ -393,21 +396,21 @@ class Table:
         waits for, which it returns; None once the match is over, or when it stopped after
         ``most`` actions or at ``until`` (time.monotonic(); after one action at least)."""
         moved = 0
-        while not self.state.is_over():
-            seat = self.awaited()
-            if seat is not None:
+        state, forfeits, network = self.state, self.forfeits, self._network
+        while not state.is_over():
+            seat = state.current_player()
+            if seat in network and seat not in forfeits:
                 return seat
             if (most is not None and moved >= most) or (until is not None and moved and time.monotonic() >= until):
                 return None
-            self._turn(self.state.current_player())
+            self._turn(seat)
             moved += 1
-        self._tell_over()
         return None
 
     def _turn(self, seat: int) -> None:
         """Ask the player of ``seat`` (a bot: not NETWORK) and apply its answer."""
-        player = self.player(seat)
         own = seat not in self.forfeits
+        player = self.players[seat] if own else self.player(seat)
         clock = self.clocks[seat]
         state = self.state  # the live state on the stack, as the runner always had it (tests look for it)
         view = view_for(state, seat)
@@ -434,8 +437,10 @@ class Table:
         self.spent[seat] += took
         if not bot.clocked and (late := clock.charge(took, allowance)) is not None:
             self.forfeit(seat, "timeout", late)
-            return
-        self.answer(seat, action, took=took)
+        elif (refusal := self._take(seat, action, BY_BOT, took)) is not None:
+            self.forfeit(seat, *refusal)
+        else:
+            self.decisions[seat] += 1
 
     def answer(self, seat: int, action: Any, failure: BotFailure | None = None, *, by: str = BY_BOT,
                took: float = 0.0, time_left: float | None = None) -> bool:
@@ -445,19 +450,26 @@ class Table:
         action was applied."""
         if time_left is not None:
             self.clocks[seat].left = time_left
-        if failure is None:
-            try:
-                self._apply(seat, action, by, took)
-            except engine.IllegalAction as exc:
-                failure = BotFailure(*refused(action, exc))
-            except Exception:  # an action the engine cannot even compare (unhashable junk)
-                failure = BotFailure(*refused(action))
         if failure is not None:
             self.forfeit(seat, failure.reason, failure.detail)
+            return False
+        if (refusal := self._take(seat, action, by, took)) is not None:
+            self.forfeit(seat, *refusal)
             return False
         if by == BY_BOT:
             self.decisions[seat] += 1
         return True
+
+    def _take(self, seat: int, action: Any, by: str, took: float) -> tuple[str, str] | None:
+        """Apply a bot's ``action``; the forfeit (reason, detail) if the engine refuses it
+        (the state unchanged)."""
+        try:
+            self._apply(seat, action, by, took)
+        except engine.IllegalAction as exc:
+            return refused(action, exc)
+        except Exception:  # an action the engine cannot even compare (unhashable junk)
+            return refused(action)
+        return None
 
     def act(self, seat: int, action: dict, *, by: str = BY_SEAT) -> None:
         """A move that arrived from outside for ``seat``: applied, or engine.IllegalAction (the
@@ -475,25 +487,34 @@ class Table:
         forfeit = Forfeit(reason, forfeit_detail(detail), self.decisions[seat])
         self.forfeits[seat] = forfeit
         _close(self.players[seat])
-        self.events.append(Forfeited(seat, self.played, forfeit))
+        self._told.append(Forfeited(seat, self.played, forfeit))
 
     def _apply(self, seat: int, action: Any, by: str, took: float = 0.0) -> None:
-        self.state.apply(action)  # IllegalAction leaves the state as it was
-        self.events.append(Moved(self.played, seat, action, by, took))
+        state = self.state
+        state.apply(action)  # IllegalAction leaves the state as it was
+        self._told.append((self.played, seat, action, by, took, len(state.log)))
         self.played += 1
-        self._tell_logged()
-        self._tell_over()
 
-    def _tell_logged(self) -> None:
+    @property
+    def events(self) -> list[TableEvent]:
+        """Everything the table told, in order: for a match just dealt, what the engine logged
+        at the deal (:class:`Logged`, after 0 actions); each :class:`Moved` followed by what the
+        engine logged for it; each :class:`Forfeited` where it happened; :class:`Over` once the
+        match is over. Made anew at each call (the table keeps its moves as plain tuples)."""
         log = self.state.log
-        for index in range(self._logged, len(log)):
-            self.events.append(Logged(index, self.played, log[index]))
-        self._logged = len(log)
-
-    def _tell_over(self) -> None:
-        if not self._over_told and self.state.is_over():
-            self._over_told = True
-            self.events.append(Over(self.played, tuple(self.state.scores()), tuple(self.places())))
+        out: list[TableEvent] = [Logged(index, 0, log[index]) for index in range(self._log_from, self._log_dealt)]
+        at = self._log_dealt
+        for item in self._told:
+            if type(item) is tuple:
+                number, seat, action, by, took, end = item
+                out.append(Moved(number, seat, action, by, took))
+                out.extend(Logged(index, number + 1, log[index]) for index in range(at, end))
+                at = end
+            else:
+                out.append(item)
+        if self.state.is_over():
+            out.append(Over(self.played, tuple(self.state.scores()), tuple(self.places())))
+        return out
 
     # --- the outcome -----------------------------------------------------------------------------
 
