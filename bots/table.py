@@ -463,12 +463,15 @@ class Table:
     def _take(self, seat: int, action: Any, by: str, took: float) -> tuple[str, str] | None:
         """Apply a bot's ``action``; the forfeit (reason, detail) if the engine refuses it
         (the state unchanged)."""
+        state = self.state
         try:
-            self._apply(seat, action, by, took)
+            state.apply(action)
         except engine.IllegalAction as exc:
             return refused(action, exc)
         except Exception:  # an action the engine cannot even compare (unhashable junk)
             return refused(action)
+        self._told.append((self.played, seat, action, by, took, len(state.log)))
+        self.played += 1
         return None
 
     def act(self, seat: int, action: dict, *, by: str = BY_SEAT) -> None:
