@@ -394,53 +394,65 @@ class Table:
     def step(self, *, most: int | None = None, until: float | None = None) -> int | None:
         """Play every turn the table plays itself (its bots', the fallback's), up to the seat it
         waits for, which it returns; None once the match is over, or when it stopped after
-        ``most`` actions or at ``until`` (time.monotonic(); after one action at least)."""
+        ``most`` actions or at ``until`` (time.monotonic(); after one action at least).
+
+        Each turn: the seat's player (the fallback once it is forfeited) is handed its view
+        with copies of the legal actions, by its clock; what it does wrong forfeits the seat
+        (:meth:`forfeit`), else its action is applied. The runner's hot loop: kept flat, its
+        names local."""
+        state, forfeits, network, players = self.state, self.forfeits, self._network, self.players
+        clocks, spent, told = self.clocks, self.spent, self._told
+        perf_counter = time.perf_counter
         moved = 0
-        state, forfeits, network = self.state, self.forfeits, self._network
         while not state.is_over():
             seat = state.current_player()
-            if seat in network and seat not in forfeits:
+            own = seat not in forfeits
+            if own and seat in network:
                 return seat
             if (most is not None and moved >= most) or (until is not None and moved and time.monotonic() >= until):
                 return None
-            self._turn(seat)
             moved += 1
-        return None
-
-    def _turn(self, seat: int) -> None:
-        """Ask the player of ``seat`` (a bot: not NETWORK) and apply its answer."""
-        own = seat not in self.forfeits
-        player = self.players[seat] if own else self.player(seat)
-        clock = self.clocks[seat]
-        state = self.state  # the live state on the stack, as the runner always had it (tests look for it)
-        view = view_for(state, seat)
-        began = time.perf_counter()
-        try:
-            bot = player.make(self.played) if isinstance(player, Fresh) else player  # may fail too
-            allowance = clock.start(bot) if own else None
-            action = bot.act(view)
-        except BotFailure as exc:
-            self.spent[seat] += time.perf_counter() - began
-            self.forfeit(seat, exc.reason, exc.detail)
-            return
-        except Exception as exc:
+            player = players[seat] if own else self.player(seat)
+            clock = clocks[seat]
+            view = view_for(state, seat)
+            began = perf_counter()
+            try:
+                bot = player.make(self.played) if type(player) is Fresh else player  # making it may fail too
+                allowance = clock.start(bot) if own else None
+                action = bot.act(view)
+            except BotFailure as exc:
+                spent[seat] += perf_counter() - began
+                self.forfeit(seat, exc.reason, exc.detail)
+                continue
+            except Exception as exc:
+                if not own:
+                    raise  # the fallback is a built-in bot: its failure is our bug
+                spent[seat] += perf_counter() - began
+                self.forfeit(seat, "exception", raised(exc))
+                continue
+            took = perf_counter() - began
             if not own:
-                raise  # the fallback is a built-in bot: its failure is our bug
-            self.spent[seat] += time.perf_counter() - began
-            self.forfeit(seat, "exception", raised(exc))
-            return
-        took = time.perf_counter() - began
-        if not own:
-            self._apply(seat, action, BY_FALLBACK)  # the fallback is a built-in bot: trust it to be legal
-            self.fallback_decisions[seat] += 1
-            return
-        self.spent[seat] += took
-        if not bot.clocked and (late := clock.charge(took, allowance)) is not None:
-            self.forfeit(seat, "timeout", late)
-        elif (refusal := self._take(seat, action, BY_BOT, took)) is not None:
-            self.forfeit(seat, *refusal)
-        else:
+                state.apply(action)  # the fallback is a built-in bot: trust it to be legal
+                told.append((self.played, seat, action, BY_FALLBACK, 0.0, len(state.log)))
+                self.played += 1
+                self.fallback_decisions[seat] += 1
+                continue
+            spent[seat] += took
+            if not bot.clocked and (late := clock.charge(took, allowance)) is not None:
+                self.forfeit(seat, "timeout", late)
+                continue
+            try:  # as _take does, written out: the hot loop
+                state.apply(action)
+            except engine.IllegalAction as exc:
+                self.forfeit(seat, *refused(action, exc))
+                continue
+            except Exception:  # an action the engine cannot even compare (unhashable junk)
+                self.forfeit(seat, *refused(action))
+                continue
+            told.append((self.played, seat, action, BY_BOT, took, len(state.log)))
+            self.played += 1
             self.decisions[seat] += 1
+        return None
 
     def answer(self, seat: int, action: Any, failure: BotFailure | None = None, *, by: str = BY_BOT,
                took: float = 0.0, time_left: float | None = None) -> bool:
