@@ -20,7 +20,7 @@ def _fresh_cache():
     from django.core.cache import cache, caches
 
     from tournaments.api.streams import open_streams
-    from tournaments.services.online import replays
+    from tournaments.online_reads import replays
 
     cache.clear()
     caches["local"].clear()  # answers kept under their state's key: ids are reused between tests

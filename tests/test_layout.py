@@ -235,15 +235,6 @@ WRITERS = {
                                 "bot seeds (services.seeds) and forfeit policy (services.clocks)",
 }
 
-# (reader, service) imports standing for now, each with the work that removes it.
-TEMPORARY = {
-    # The read side of online matches (deal, seat_view, awaited, ...) is being split out of
-    # services/online.py into a read module outside services (issue 30, part 2: the online
-    # split); feeds.py then imports that module instead. Remove this entry on that merge.
-    ("tournaments/feeds.py", "tournaments.services.online"),
-}
-
-
 def is_writer(module: str) -> bool:
     return module in WRITERS or "/management/commands/" in module
 
@@ -259,7 +250,7 @@ def reader_violations(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
 
 
 def test_no_read_module_imports_a_service():
-    assert reader_violations(tournaments_imports()) == TEMPORARY
+    assert reader_violations(tournaments_imports()) == set()
 
 
 def test_the_reader_check_finds_a_reader_importing_a_service():
@@ -267,7 +258,7 @@ def test_the_reader_check_finds_a_reader_importing_a_service():
     graph["tournaments/selectors.py"] = graph["tournaments/selectors.py"] | {"tournaments.services.rounds"}
     graph["tournaments/web/reads.py"] = graph["tournaments/web/reads.py"] | {"tournaments.services"}
     graph["tournaments/new_reader.py"] = {"tournaments.services.online"}  # a new module is a reader
-    assert reader_violations(graph) - TEMPORARY == {
+    assert reader_violations(graph) == {
         ("tournaments/selectors.py", "tournaments.services.rounds"), ("tournaments/web/reads.py", "tournaments.services"),
         ("tournaments/new_reader.py", "tournaments.services.online"),
     }

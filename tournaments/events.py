@@ -210,7 +210,7 @@ class RedisHub(LocalHub):
             return
         try:
             self._redis().publish(self.channel, " ".join(channels).encode())
-        except Exception:  # noqa: BLE001 - the change is committed; streams will read it on their next look
+        except Exception:
             log.warning("event notification for %s not published", list(channels), exc_info=True)
 
     def listen(self, channels: Iterable[str], *, loop: asyncio.AbstractEventLoop | None = None) -> Waiter:
@@ -237,7 +237,7 @@ class RedisHub(LocalHub):
                     data = message.get("data")
                     if isinstance(data, bytes) and message.get("type") == "message":
                         self.wake(data.decode().split())
-            except Exception:  # noqa: BLE001 - Redis restarted or unreachable: try again shortly
+            except Exception:
                 log.warning("event listener lost Redis at %s; retrying", self.url, exc_info=True)
                 time.sleep(1.0)
 

@@ -31,11 +31,10 @@ from dataclasses import dataclass, field
 from django.db import connection
 
 import engine
-from tournaments import events, plain
-from tournaments.models import Match, MatchAction, Result, Round, Seat, Tournament
-from tournaments.selectors import online_seats
-from tournaments.services import online
+from tournaments import events, online_reads, plain
 from tournaments.errors import ServiceError
+from tournaments.models import Match, MatchAction, Tournament
+from tournaments.selectors import online_seats
 
 VIEW, OVER, TURN, RESYNC = "view", "over", "turn", "resync"
 
@@ -85,35 +84,11 @@ class Snapshot:
 
 DELETED = "deleted"
 
-def _statement() -> tuple:
-    """The read of :func:`read_match` in plain SQL, with its columns' converters (tournaments.plain)."""
-    t, c = plain.table, plain.column
-    match_pk = c(Match, "id")
-    sql = (
-        f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deadline_at')}, t.{c(Tournament, 'status')}, "
-        # The forfeited positions as a bit mask: one column, in the same statement.
-        f"(SELECT SUM(CAST(1 AS BIGINT) << s.{c(Seat, 'position')}) FROM {t(Seat)} s "
-        f"WHERE s.{c(Seat, 'match')} = m.{match_pk} AND s.{c(Seat, 'forfeit_reason')} <> ''), "
-        f"res.{c(Result, 'scores')}, res.{c(Result, 'places')}, a.{c(MatchAction, 'seq')}, "
-        f"a.{c(MatchAction, 'action')} "
-        f"FROM {t(Match)} m "
-        f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
-        f"JOIN {t(Tournament)} t ON t.{c(Tournament, 'id')} = r.{c(Round, 'tournament')} "
-        f"LEFT JOIN {t(Result)} res ON res.{c(Result, 'match')} = m.{match_pk} "
-        f"LEFT JOIN {t(MatchAction)} a ON a.{c(MatchAction, 'match')} = m.{match_pk} "
-        f"AND a.{c(MatchAction, 'seq')} >= %s "
-        f"WHERE m.{match_pk} = %s ORDER BY a.{c(MatchAction, 'seq')}"
-    )
-    return (sql, plain.converter(Match, "deadline_at", "m"), plain.converter(Result, "scores", "res"),
-            plain.converter(Result, "places", "res"), plain.converter(MatchAction, "action", "a"))
-
-
 def read_match(match_id: int, first: int, seen: int) -> Snapshot:
     """The match as it stands, with its actions from number ``first`` on: one statement, so one
     snapshot (status, clock, forfeits, result and actions agree), in plain SQL (building an ORM
     query costs more than running it)."""
-    sql, deadline, scores_of, places_of, action_of = plain.made("feeds.read_match", _statement)
-    found = plain.rows(sql, [first, match_id])
+    found, (deadline, scores_of, places_of, action_of) = plain.match_feed_rows(match_id, first)
     if not found:  # deleted with its tournament
         return Snapshot(seen, DELETED, None, frozenset(), first, [], first, None)
     status, deadline_at, tournament_status, forfeits, scores, places, seq, _ = found[0]
@@ -150,10 +125,10 @@ class MatchReader:
     def __init__(self, match: Match) -> None:
         self.match_id = match.pk
         self.seats = list(match.seats.select_related("player").order_by("position"))
-        online.check_online(match, self.seats)
+        online_reads.check_online(match, self.seats)
         if len(self.seats) > 62:  # the forfeits are read as a 64-bit mask
             raise RuntimeError(f"match {match.pk} has {len(self.seats)} seats: at most 62 are read")
-        self._dealt = online.deal(match, len(self.seats))
+        self._dealt = online_reads.deal(match, len(self.seats))
         self.actions: list = []  # committed actions 0, 1, 2 ... as far as read; only ever appended to
         self.snapshot: Snapshot | None = None  # the last shared read
         self.reads = 0  # reads made (for tests: one per change however many streams)
@@ -260,11 +235,11 @@ class SeatFeed:
 
     def _event(self, *, status: str, deadline_at, forfeited: frozenset[int]) -> Event:
         turn = self.state.current_player()
-        waiting_for = online.awaited(turn, self.seats, forfeited) if status == Match.Status.RUNNING else None
+        waiting_for = online_reads.awaited(turn, self.seats, forfeited) if status == Match.Status.RUNNING else None
         data = {
             "match": self.match_id, "actions": self.applied, "status": status, "turn": turn,
             "waiting_for": waiting_for, "deadline_at": deadline_at,
-            "view": online.served(self.state.view(self.position)),
+            "view": online_reads.served(self.state.view(self.position)),
         }
         if self.position is not None:
             data["position"] = self.position
@@ -361,7 +336,7 @@ class TurnFeed:
 
     def poll(self) -> list[Event]:
         seats = list(online_seats(self.user, self.bot_id).filter(your_turn=True)
-                     .annotate(actions=online.count_of_match(MatchAction, "match"))[:TURNS_PER_POLL])
+                     .annotate(actions=online_reads.count_of_match(MatchAction, "match"))[:TURNS_PER_POLL])
         if self.after is not None:
             self.sent.add(self.after)
             self.after = None
@@ -371,7 +346,7 @@ class TurnFeed:
             awaited.add(key)
             if key in self.sent:
                 continue
-            view = online.seat_view(match=seat.match, position=seat.position)
+            view = online_reads.seat_view(match=seat.match, position=seat.position)
             if view["waiting_for"] != seat.position:
                 continue  # moved on since the query: the next wake-up tells
             key = f"{seat.match_id}-{seat.position}-{view['actions']}"

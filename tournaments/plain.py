@@ -24,7 +24,19 @@ import orjson
 from django.db import connection, connections, models, router
 from django.db.models import JSONField
 
-from tournaments.models import ApiToken, Match, Player, Rating, RatingChange, RatingLadder, Round, Tournament
+from tournaments.models import (
+    ApiToken,
+    Match,
+    MatchAction,
+    Player,
+    Rating,
+    RatingChange,
+    RatingLadder,
+    Result,
+    Round,
+    Seat,
+    Tournament,
+)
 
 _made: dict[tuple, object] = {}  # (vendor, key): what a ``made`` builder returned
 
@@ -364,3 +376,108 @@ def match_record(match_id: int):
     sql, record = made("selectors.match_record", build)
     found = row(sql, [match_id])
     return None if found is None else record(found[0])
+
+
+# --- online matches -------------------------------------------------------------------------
+# Every request that moves or shows an online match reads it (tournaments.online_reads): these
+# two statements are written once here, which halves what a move's POST costs the web process.
+
+def _match_statement():
+    t, c = table, column
+    match, rnd, tournament = Columns(Match, "m"), Columns(Round, "r"), Columns(Tournament, "t")
+    sql = (f"SELECT {match.select}, {rnd.select}, {tournament.select} FROM {t(Match)} m "
+           f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+           f"JOIN {t(Tournament)} t ON t.{c(Tournament, 'id')} = r.{c(Round, 'tournament')} "
+           f"WHERE m.{c(Match, 'id')} = %s")
+    # The match's row alone is locked (its round and tournament are only read), as
+    # select_for_update(of=("self",)); SQLite has no row locks (its writes are serialised).
+    locked = sql + " FOR UPDATE OF m" if connection.features.has_select_for_update_of else sql
+    return sql, locked, match, rnd, tournament
+
+
+def match_read(match_id: int, *, lock: bool = False, skip_locked: bool = False) -> Match | None:
+    """The match with its round and its tournament (one statement), its row locked until the
+    transaction ends if ``lock``; None: no such match, or (``skip_locked``) its row is locked
+    by another transaction, which a periodic task leaves to it rather than wait."""
+    sql, locked, match, rnd, tournament = made("online.match", _match_statement)
+    if lock and skip_locked and connection.features.has_select_for_update_skip_locked:
+        locked += " SKIP LOCKED"
+    found_row = row(locked if lock else sql, [match_id])
+    if found_row is None:
+        return None
+    found, at = match.make(found_row), len(match)
+    its_round = rnd.make(found_row, at)
+    Round._meta.get_field("tournament").set_cached_value(its_round, tournament.make(found_row, at + len(rnd)))
+    Match._meta.get_field("round").set_cached_value(found, its_round)
+    return found
+
+
+def _seats_statement():
+    t, c = table, column
+    seat, player = Columns(Seat, "s"), Columns(Player, "p")
+    seq = c(MatchAction, "seq")
+    # The actions come joined to seat 0's row only: one statement reads both, seat 0 repeated
+    # once per action (and once, with NULLs, when there is none).
+    sql = (f"SELECT {seat.select}, {player.select}, a.{seq}, a.{c(MatchAction, 'action')} FROM {t(Seat)} s "
+           f"JOIN {t(Player)} p ON p.{c(Player, 'id')} = s.{c(Seat, 'player')} "
+           f"LEFT JOIN {t(MatchAction)} a ON a.{c(MatchAction, 'match')} = s.{c(Seat, 'match')} "
+           f"AND s.{c(Seat, 'position')} = 0 AND a.{seq} >= %s "
+           f"WHERE s.{c(Seat, 'match')} = %s ORDER BY s.{c(Seat, 'position')}, a.{seq}")
+    return sql, seat, player, converter(MatchAction, "action", "a")
+
+
+def seats_and_actions(match: Match, first: int) -> tuple[list[Seat], list]:
+    """The match's seats in turn order (with their players), and its actions from number
+    ``first`` on: one statement, so one snapshot."""
+    sql, seat, player, action_of = made("online.seats", _seats_statement)
+    found = rows(sql, [first, match.pk])
+    seats: list[Seat] = []
+    actions: list = []
+    at, last = len(seat), len(seat) + len(player)
+    pk = seat.names.index(Seat._meta.pk.attname)
+    match_field, player_field = Seat._meta.get_field("match"), Seat._meta.get_field("player")
+    for each in found:
+        if each[last] is not None:
+            if each[last] != first + len(actions):  # append-only, numbered from 0: never
+                raise RuntimeError(f"match {match.pk}: its actions from {first} are not in sequence")
+            actions.append(action_of(each[last + 1]))
+        if seats and seats[-1].pk == each[pk]:
+            continue  # seat 0 again, for its next action
+        made_seat = seat.make(each)
+        match_field.set_cached_value(made_seat, match)
+        player_field.set_cached_value(made_seat, player.make(each, at))
+        seats.append(made_seat)
+    return seats, actions
+
+
+def _feed_statement() -> tuple:
+    """The read of :func:`match_feed_rows`, with its columns' converters."""
+    t, c = table, column
+    match_pk = c(Match, "id")
+    sql = (
+        f"SELECT m.{c(Match, 'status')}, m.{c(Match, 'deadline_at')}, t.{c(Tournament, 'status')}, "
+        # The forfeited positions as a bit mask: one column, in the same statement.
+        f"(SELECT SUM(CAST(1 AS BIGINT) << s.{c(Seat, 'position')}) FROM {t(Seat)} s "
+        f"WHERE s.{c(Seat, 'match')} = m.{match_pk} AND s.{c(Seat, 'forfeit_reason')} <> ''), "
+        f"res.{c(Result, 'scores')}, res.{c(Result, 'places')}, a.{c(MatchAction, 'seq')}, "
+        f"a.{c(MatchAction, 'action')} "
+        f"FROM {t(Match)} m "
+        f"JOIN {t(Round)} r ON r.{c(Round, 'id')} = m.{c(Match, 'round')} "
+        f"JOIN {t(Tournament)} t ON t.{c(Tournament, 'id')} = r.{c(Round, 'tournament')} "
+        f"LEFT JOIN {t(Result)} res ON res.{c(Result, 'match')} = m.{match_pk} "
+        f"LEFT JOIN {t(MatchAction)} a ON a.{c(MatchAction, 'match')} = m.{match_pk} "
+        f"AND a.{c(MatchAction, 'seq')} >= %s "
+        f"WHERE m.{match_pk} = %s ORDER BY a.{c(MatchAction, 'seq')}"
+    )
+    return (sql, converter(Match, "deadline_at", "m"), converter(Result, "scores", "res"),
+            converter(Result, "places", "res"), converter(MatchAction, "action", "a"))
+
+
+def match_feed_rows(match_id: int, first: int) -> tuple[list[tuple], tuple]:
+    """What an online match's streams read of it (feeds.read_match), in one statement, so one
+    snapshot: rows of (match status, deadline, tournament status, forfeited positions as a bit
+    mask, result scores, result places, action number, action), one per action from number
+    ``first`` on (one with NULL action columns when there is none; none: no such match); and
+    the converters of the deadline, scores, places and action columns."""
+    sql, *converters = made("feeds.read_match", _feed_statement)
+    return rows(sql, [first, match_id]), tuple(converters)

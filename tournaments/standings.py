@@ -17,9 +17,9 @@ Rules:
 * **Match points.** A table of N seats awards ``points_by_place(N)[k]`` to the seat in position
   k (0 = first); ``points_by_place`` is a function of N, a mapping from N, or one list for the
   tournament's table size, of which a smaller table uses the last N values ((3, 2, 1, 0) gives
-  (2, 1, 0) at three seats: the same as N − place). Seats that share a place share the points of the positions they occupy, evenly:
-  two seats tied for first at a 4-seat table with the default (3, 2, 1, 0) get 2½ each. The
-  default is N − place: (1, 0) at two seats, so a win is 1, a draw ½ and a loss 0; (3, 2, 1, 0)
+  (2, 1, 0) at three seats: the same as N − place). Seats that share a place share the points of
+  the positions they occupy, evenly: two seats tied for first at a 4-seat table with the default
+  (3, 2, 1, 0) get 2½ each. The default is N − place: (1, 0) at two seats, so a win is 1, a draw ½ and a loss 0; (3, 2, 1, 0)
   at four. Only the order of places matters (1, 1, 3 and 1, 1, 2 score alike).
 * **Byes** (``byes``: one entrant id per bye awarded) score ``bye_points``, no game score, no
   opponent and no win. By default a bye is worth the average points of a table of the largest
@@ -57,9 +57,7 @@ from fractions import Fraction
 from typing import Any
 
 # One result type and one scoring rule for the formats and the standings: re-exported here.
-from tournaments.formats.base import (
-    EntrantId, Number, PointsByPlace, Reached, Scoring, TableResult, default_points_by_place,
-)
+from tournaments.formats.base import EntrantId, Number, PointsByPlace, Reached, Scoring, TableResult, default_points_by_place
 from tournaments.formats.base import exact as _exact
 
 MATCH_POINTS = "match_points"
@@ -179,8 +177,8 @@ def standings(
     """Rank ``entrants`` on ``results`` (see the module docstring for every rule).
 
     ``points_by_place`` is a function of the table size, a mapping from table size to the
-    points of each position, or one list (see the module docstring). ``names`` labels entrants in explanations (default "#id"). Rows
-    come best first; entrants sharing a rank come in ascending id order. ``reached``: how far
+    points of each position, or one list (see the module docstring). ``names`` labels entrants in
+    explanations (default "#id"). Rows come best first; entrants sharing a rank come in ascending id order. ``reached``: how far
     each entrant went in an elimination bracket (``Format.reached``), ranked by before any
     tie-break; None ranks by the tie-breaks alone. ``phrases``: the words of the explanations
     (English; the pages give the reader's language).

@@ -14,8 +14,9 @@ from celery.signals import task_postrun, task_prerun, worker_init, worker_proces
 from django.conf import settings
 
 from tournaments.services import dispatch
+from tournaments.services.clocks import TASK_SECONDS
 from tournaments.services.leases import ClaimStatus, matches_reclaim
-from tournaments.services.online import TASK_SECONDS, deadlines_expire, online_bots_move, online_matches_open
+from tournaments.services.online import deadlines_expire, online_bots_move, online_matches_open
 from tournaments.services.play import match_play, match_play_batch
 from tournaments.services.schedule import schedule_tick
 from tournaments.services.webhooks import deliveries_send

@@ -17,7 +17,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from tournaments import embedded, tasks
+from tournaments import embedded, online_reads, tasks
 from tournaments.models import AuditEvent, Match, MatchAction, Tournament
 from tournaments.services import online
 
@@ -160,7 +160,7 @@ def test_on_the_embedded_defaults_the_timeout_is_applied_without_beat_and_the_la
         pytest.skip("with a broker, beat checks the clocks (test_online_clock.py)")
     match = online_match(slug=f"embedded-clock-{timeout_bot or 'forfeit'}", move_seconds=30, timeout_bot=timeout_bot)
     seat = waiting(match)
-    legal = online.seat_view(match=match, position=seat)["view"]["legal_actions"]
+    legal = online_reads.seat_view(match=match, position=seat)["view"]["legal_actions"]
     rewind(match, 29)  # one second left
     deadline = match.deadline_at
     before = MatchAction.objects.filter(match=match).count()

@@ -29,6 +29,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
 
+from tournaments import online_reads
 from tournaments.models import Match, Tournament
 from tournaments.services import dispatch, online
 from tournaments.services.players import player_create
@@ -150,7 +151,7 @@ def until(check, seconds: float, what: str, beat: bool = False):
 
 def awaited(match: Match):
     match = Match.objects.select_related("round__tournament").get(pk=match.pk)
-    return online.table_load(match).waits_for() if match.status == Match.Status.RUNNING else None
+    return online_reads.table_load(match).waits_for() if match.status == Match.Status.RUNNING else None
 
 
 def close_round_one(url: str, tokens: dict, match: Match) -> int | None:
@@ -159,8 +160,8 @@ def close_round_one(url: str, tokens: dict, match: Match) -> int | None:
     players = dict(match.seats.values_list("position", "player_id"))
     while True:
         seat = until(lambda: awaited(match), 60, "a person's turn")
-        view = online.seat_view(match=match, position=seat)
-        after = online.table_load(match).state.clone()
+        view = online_reads.seat_view(match=match, position=seat)
+        after = online_reads.table_load(match).state.clone()
         action = view["view"]["legal_actions"][0]
         after.apply(action)
         try:

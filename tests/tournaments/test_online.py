@@ -5,7 +5,7 @@ Everything a seat's owner does goes through the HTTP API with Bearer tokens: the
 (``GET /api/matches/{id}/seats/{pos}/``), its actions (``POST .../seats/{pos}/actions/``), the
 spectators' table (``GET .../table/``) and an organiser's forfeit. What is checked against the
 service's internals is only what a client cannot see: the live engine state
-(``online.table_load``), the stored actions and the recorded result.
+(``online_reads.table_load``), the stored actions and the recorded result.
 
 The opening task (``open_online_matches``) runs in this process when the start's transaction
 "commits" (django_capture_on_commit_callbacks), with or without a broker: a worker process
@@ -25,6 +25,7 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 import engine
+from tournaments import online_reads
 from tournaments.models import AuditEvent, Match, MatchAction, Result, Round, Seat, Tournament
 from tournaments.services import dispatch, online
 from tournaments.services.leases import ClaimStatus, match_claim
@@ -104,9 +105,9 @@ class World:
     def client_at(self, position: int) -> APIClient:
         return self.owners[self.seats[position]]
 
-    def live(self) -> online.Table:
+    def live(self) -> online_reads.OnlineTable:
         """The match as the engine has it now (what no client sees whole)."""
-        return online.table_load(Match.objects.select_related("round__tournament").get(pk=self.match.pk))
+        return online_reads.table_load(Match.objects.select_related("round__tournament").get(pk=self.match.pk))
 
     def online_positions(self) -> list[int]:
         return sorted(pos for pos, name in self.seats.items() if self.players[name].plays_online)
@@ -219,7 +220,7 @@ def refused_without_data(answer) -> dict:
     return refusal
 
 
-def check_spectators(w: World, live: online.Table) -> None:
+def check_spectators(w: World, live: online_reads.OnlineTable) -> None:
     """Spectators (anonymous, a stranger, the organiser) see the public view and no seat; a
     seat's owner sees no other seat (a bot's token, tied to it, least of all)."""
     public = plain(live.state.view(None))
@@ -975,4 +976,4 @@ def test_nobody_reads_a_seat_the_service_plays_its_owner_included(settings, djan
 
 
 def w_view(match: Match, position: int) -> dict:
-    return online.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk)).state.view(position)
+    return online_reads.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk)).state.view(position)

@@ -11,8 +11,9 @@ from django.db.models import F
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from tournaments import online_reads
 from tournaments.models import AuditEvent, Match, MatchAction
-from tournaments.services import ServiceError, dispatch, online, players
+from tournaments.services import ServiceError, dispatch, online, players, table_store
 from tournaments.services.players import builtin_bot_get_or_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
@@ -42,7 +43,7 @@ def online_match(slug="clocked", move_seconds=30, timeout_bot="", bank_seconds=N
 
 def waiting(match):
     match.refresh_from_db()
-    return online.table_load(match).waits_for()
+    return online_reads.table_load(match).waits_for()
 
 
 def test_the_seat_to_act_has_move_seconds_and_acting_in_time_starts_the_next_seats_clock():
@@ -50,7 +51,7 @@ def test_the_seat_to_act_has_move_seconds_and_acting_in_time_starts_the_next_sea
     before = timezone.now()
     assert match.deadline_at is not None and 29 <= (match.deadline_at - before).total_seconds() <= 30
     seat = waiting(match)
-    view = online.seat_view(match=match, position=seat)["view"]
+    view = online_reads.seat_view(match=match, position=seat)["view"]
     moved(online.seat_act(match_id=match.pk, position=seat, action=view["legal_actions"][0]))
     match.refresh_from_db()
     if match.status == Match.Status.RUNNING:
@@ -99,7 +100,7 @@ def test_a_worker_killed_while_applying_a_timeout_leaves_it_to_be_applied_once_l
     def dies(table):
         raise SystemExit("the worker died half way")
 
-    monkeypatch.setattr(online, "_advance", dies)
+    monkeypatch.setattr(table_store, "advance", dies)
     with pytest.raises(SystemExit):
         moved(online.deadlines_expire(now=late))
     monkeypatch.undo()
@@ -135,9 +136,9 @@ def test_a_move_over_its_time_spends_the_seats_bank_and_the_bank_moves_its_deadl
     seat = waiting(match)
     # The first move may take 30 s and then the whole bank: 90 s.
     assert 89 <= (match.deadline_at - match.awaiting_since).total_seconds() <= 90
-    assert online.seat_view(match=match, position=seat)["bank_left"] == 60.0
+    assert online_reads.seat_view(match=match, position=seat)["bank_left"] == 60.0
     rewind(match, 50)  # it took 50 s: 20 s out of the bank
-    moved(online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
+    moved(online.seat_act(match_id=match.pk, position=seat, action=online_reads.seat_view(match=match, position=seat)
                     ["view"]["legal_actions"][0]))
     left = match.seats.get(position=seat).bank_left
     assert 39.0 <= left <= 40.0
@@ -145,13 +146,13 @@ def test_a_move_over_its_time_spends_the_seats_bank_and_the_bank_moves_its_deadl
     while (turn := waiting(match)) is not None and turn != seat:
         assert match.deadline_at - match.awaiting_since == timedelta(seconds=90)
         moved(online.seat_act(match_id=match.pk, position=turn,
-                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0]))
+                        action=online_reads.seat_view(match=match, position=turn)["view"]["legal_actions"][0]))
     assert turn == seat  # (this seed's match comes back to it)
     match.refresh_from_db()
     assert match.deadline_at - match.awaiting_since == timedelta(seconds=30 + left)
-    assert online.seat_view(match=match, position=seat)["bank_left"] == left
+    assert online_reads.seat_view(match=match, position=seat)["bank_left"] == left
     rewind(match, 10)  # in time: the bank is untouched
-    moved(online.seat_act(match_id=match.pk, position=seat, action=online.seat_view(match=match, position=seat)
+    moved(online.seat_act(match_id=match.pk, position=seat, action=online_reads.seat_view(match=match, position=seat)
                     ["view"]["legal_actions"][0]))
     assert match.seats.get(position=seat).bank_left == left
 
@@ -167,7 +168,7 @@ def test_a_seat_that_spends_its_whole_bank_times_out_once_and_plays_on_with_move
     assert match.seats.get(position=seat).bank_left == 0.0
     while (turn := waiting(match)) is not None and turn != seat:
         moved(online.seat_act(match_id=match.pk, position=turn,
-                        action=online.seat_view(match=match, position=turn)["view"]["legal_actions"][0]))
+                        action=online_reads.seat_view(match=match, position=turn)["view"]["legal_actions"][0]))
     assert turn == seat
     match.refresh_from_db()
     assert match.deadline_at - match.awaiting_since == timedelta(seconds=30)
@@ -176,7 +177,7 @@ def test_a_seat_that_spends_its_whole_bank_times_out_once_and_plays_on_with_move
 def test_a_tournament_without_a_bank_shows_none_and_gives_move_seconds_alone():
     match = online_match(slug="no-bank", move_seconds=30)
     seat = waiting(match)
-    assert online.seat_view(match=match, position=seat)["bank_left"] is None
+    assert online_reads.seat_view(match=match, position=seat)["bank_left"] is None
     assert match.deadline_at - match.awaiting_since == timedelta(seconds=30)
 
 
@@ -237,7 +238,7 @@ def test_a_move_after_its_deadline_is_refused_naming_it_and_the_timeout_applies_
     deadline is refused, and the timeout policy is applied then, once."""
     match = online_match(slug=f"late-{timeout_bot or 'forfeit'}", move_seconds=30, timeout_bot=timeout_bot)
     seat = waiting(match)
-    legal = online.seat_view(match=match, position=seat)["view"]["legal_actions"]
+    legal = online_reads.seat_view(match=match, position=seat)["view"]["legal_actions"]
     rewind(match, 38)
     deadline = match.deadline_at
     before = MatchAction.objects.filter(match=match).count()
@@ -255,7 +256,7 @@ def test_a_move_after_its_deadline_is_refused_naming_it_and_the_timeout_applies_
 def test_a_move_just_inside_its_deadline_goes_through_and_its_retry_after_it_answers_as_the_first():
     match = online_match(slug="just-in-time", move_seconds=30)
     seat = waiting(match)
-    legal = online.seat_view(match=match, position=seat)["view"]["legal_actions"]
+    legal = online_reads.seat_view(match=match, position=seat)["view"]["legal_actions"]
     rewind(match, 29)
     client = player_client(match, seat)
     url = f"/api/matches/{match.pk}/seats/{seat}/actions/"
@@ -295,23 +296,23 @@ def test_a_move_that_answers_a_decision_the_match_has_moved_on_from_is_refused(s
     retry under the same Idempotency-Key is answered as the first time."""
     match = online_match(slug="moved-on", move_seconds=30, timeout_bot="random")
     seat = waiting(match)
-    first = online.seat_view(match=match, position=seat)
+    first = online_reads.seat_view(match=match, position=seat)
     client = player_client(match, seat)
     url = f"/api/matches/{match.pk}/seats/{seat}/actions/"
     moved(online.deadlines_expire(now=match.deadline_at + timedelta(seconds=1)))  # the timeout bot's move
     while (turn := waiting(match)) is not None and turn != seat:  # the others, up to her turn again
-        view = online.seat_view(match=match, position=turn)
+        view = online_reads.seat_view(match=match, position=turn)
         moved(online.seat_act(match_id=match.pk, position=turn, action=view["view"]["legal_actions"][0],
                               answers=view["actions"]))
     assert turn == seat, "this seed's match comes back to her"
-    now = online.seat_view(match=match, position=seat)
+    now = online_reads.seat_view(match=match, position=seat)
     assert now["actions"] > first["actions"]
     stale = first["view"]["legal_actions"][0]
     late = client.post(url, {"action": stale, "actions": first["actions"]}, format="json",
                        HTTP_IDEMPOTENCY_KEY="chosen-at-the-first")
     assert late.status_code == 409 and set(fields(late)) == {"actions"}
     assert f"after {first['actions']} actions" in error(late)["message"]
-    assert online.seat_view(match=match, position=seat)["actions"] == now["actions"]  # nothing applied
+    assert online_reads.seat_view(match=match, position=seat)["actions"] == now["actions"]  # nothing applied
     answer = now["view"]["legal_actions"][0]
     done = client.post(url, {"action": answer, "actions": now["actions"]}, format="json", HTTP_IDEMPOTENCY_KEY="k")
     assert done.status_code == 200 and done.json()["repeated"] is False
@@ -325,7 +326,7 @@ def test_a_token_that_may_only_read_is_told_a_move_needs_the_play_scope():
     _, secret = token_create(user=match.seats.get(position=seat).player.owner, name="look", scopes=["read"])
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    legal = online.seat_view(match=match, position=seat)["view"]["legal_actions"]
+    legal = online_reads.seat_view(match=match, position=seat)["view"]["legal_actions"]
     answer = client.post(f"/api/matches/{match.pk}/seats/{seat}/actions/", {"action": legal[0]}, format="json")
     assert answer.status_code == 403 and "needs the play scope" in error(answer)["message"]
     assert "scopes are read" in error(answer)["message"]
@@ -341,7 +342,7 @@ def test_an_online_matchs_record_counts_each_seats_thinking():
     MatchAction.objects.filter(match=match).update(created_at=F("created_at") - timedelta(seconds=20))
     match.refresh_from_db()
     while (turn := waiting(match)) is not None:
-        view = online.seat_view(match=match, position=turn)
+        view = online_reads.seat_view(match=match, position=turn)
         moved(online.seat_act(match_id=match.pk, position=turn, action=view["view"]["legal_actions"][0],
                               answers=view["actions"]))
     match.refresh_from_db()
@@ -372,7 +373,7 @@ def test_an_online_round_whose_opening_message_is_lost_is_opened_by_the_clock_ch
     lost = []
     monkeypatch.setattr(dispatch, "open_online", lambda ids: lost.extend(ids))  # never arrives
     while (turn := waiting(first)) is not None:
-        view = online.seat_view(match=first, position=turn)
+        view = online_reads.seat_view(match=first, position=turn)
         moved(online.seat_act(match_id=first.pk, position=turn, action=view["view"]["legal_actions"][0],
                               answers=view["actions"]))
     second = Match.objects.get(round__tournament=tournament, round__number=2)
@@ -396,8 +397,8 @@ def test_a_committed_change_survives_a_broker_that_refuses_what_it_sets_off(sett
     bot = match.seats.get(player__bot_kind="builtin").position
     while True:  # up to a move after which the built-in bot is to play
         seat = waiting(match)
-        view = online.seat_view(match=match, position=seat)
-        after = online.table_load(match).state.clone()
+        view = online_reads.seat_view(match=match, position=seat)
+        after = online_reads.table_load(match).state.clone()
         after.apply(view["view"]["legal_actions"][0])
         if after.current_player() == bot:
             break
@@ -410,7 +411,7 @@ def test_a_committed_change_survives_a_broker_that_refuses_what_it_sets_off(sett
 
     for name in (dispatch.MOVE_ONLINE, dispatch.OPEN_ONLINE, dispatch.PLAY_MATCHES):
         monkeypatch.setattr(current_app.tasks[name], "apply_async", down)
-    view = online.seat_view(match=match, position=seat)
+    view = online_reads.seat_view(match=match, position=seat)
     with django_capture_on_commit_callbacks(execute=True):
         answer = player_client(match, seat).post(f"/api/matches/{match.pk}/seats/{seat}/actions/",
                                                  {"action": view["view"]["legal_actions"][0],

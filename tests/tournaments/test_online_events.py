@@ -25,10 +25,10 @@ from django.test import AsyncClient
 from rest_framework.test import APIClient
 
 import engine
-from tournaments import events, feeds
+from tournaments import events, feeds, online_reads
 from tournaments.api import streams
 from tournaments.models import Match, MatchAction, Result
-from tournaments.services import online
+from tournaments.services import online, table_store
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_cancel, tournament_create, tournament_start
@@ -526,7 +526,7 @@ def test_a_process_keeps_only_committed_states_of_an_online_match(monkeypatch):
     assert act(w, turn, rng.choice(body["view"]["legal_actions"])).status_code == 200
     match = Match.objects.select_related("round__tournament").get(pk=w.match.pk)
     stored = MatchAction.objects.filter(match=match).count()
-    kept = online.replays.get(match)
+    kept = online_reads.replays.get(match)
     assert kept is not None and kept[0] == stored  # the move's commit kept the state after it
     assert plain(kept[1].view(None)) == replay_views(match, None)[stored]
 
@@ -536,18 +536,18 @@ def test_a_process_keeps_only_committed_states_of_an_online_match(monkeypatch):
     def fail(table):
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(online, "_announce", fail)
+    monkeypatch.setattr(table_store, "announce", fail)
     with pytest.raises(RuntimeError):
         online.seat_act(match_id=match.pk, position=turn, action=body["view"]["legal_actions"][0])
     monkeypatch.undo()
     assert MatchAction.objects.filter(match=match).count() == stored
-    assert online.replays.get(match)[0] == stored
-    table = online.table_load(match)
+    assert online_reads.replays.get(match)[0] == stored
+    table = online_reads.table_load(match)
     assert table.actions == stored and plain(table.state.view(turn)) == replay_views(match, turn)[stored]
 
     # Another match that reuses the id (a test database does) is never served this one's state.
     Match.objects.filter(pk=match.pk).update(started_at=match.started_at + timedelta(seconds=1))
-    assert online.replays.get(Match.objects.get(pk=match.pk)) is None
+    assert online_reads.replays.get(Match.objects.get(pk=match.pk)) is None
 
 
 def test_a_caller_holds_at_most_streams_per_caller_streams_at_once(opened, django_capture_on_commit_callbacks,
@@ -668,12 +668,12 @@ def test_a_long_matchs_catch_up_and_views_are_bounded_in_bytes(django_capture_on
         assert [e["event"] for e in got] == ["resync", "view", "over"]
         assert got[0]["data"] == {"match": match.pk, "after": 0, "actions": actions, "skipped": actions - 1}
         view = got[1]["data"]["view"]
-        assert len(view["events"]) == online.VIEW_EVENTS and view["events_skipped"] > 0
+        assert len(view["events"]) == online_reads.VIEW_EVENTS and view["events_skipped"] > 0
         assert got[1]["id"] == str(actions)
     # A reader a few actions behind gets each view it missed; each view is bounded.
     answer = APIClient().get(f"/api/matches/{match.pk}/events/?follow=false&last_event_id={actions - 5}")
     got = parse_events(b"".join(answer.streaming_content))
     assert [e["id"] for e in got if e["event"] == "view"] == [str(n) for n in range(actions - 4, actions + 1)]
-    assert all(len(e["data"]["view"]["events"]) <= online.VIEW_EVENTS for e in got if e["event"] == "view")
+    assert all(len(e["data"]["view"]["events"]) <= online_reads.VIEW_EVENTS for e in got if e["event"] == "view")
     table = APIClient().get(f"/api/matches/{match.pk}/table/")
     assert table.status_code == 200 and len(table.content) < 30_000

@@ -17,8 +17,9 @@ from rest_framework.test import APIClient
 
 import engine
 from bots.external import HttpBot
+from tournaments import online_reads
 from tournaments.models import Match, MatchAction, Result
-from tournaments.services import online
+from tournaments.services import bot_calls, clocks, online
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tokens import token_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
@@ -77,7 +78,7 @@ def play_out(match, progress, rng, *, worker=online.online_bots_move):
         while match.pk in progress.to_move:
             sent += 1
             progress = worker(match_id=match.pk)
-        table = online.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk))
+        table = online_reads.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk))
         turn = table.waits_for()
         if turn is None:
             assert table.state.is_over() or table.external_turn() is None, "stuck on the bot's turn"
@@ -89,7 +90,7 @@ def play_out(match, progress, rng, *, worker=online.online_bots_move):
 def replayed(match) -> engine.State:
     """The engine's replay of the match's recorded actions from its seed."""
     match = Match.objects.select_related("round__tournament").get(pk=match.pk)
-    state = online.deal(match, match.seats.count())
+    state = online_reads.deal(match, match.seats.count())
     for action in match.actions.order_by("seq").values_list("action", flat=True):
         state.apply(action)
     return state
@@ -125,7 +126,7 @@ def test_an_http_bot_plays_its_online_seat_from_a_worker_one_decision_at_a_time(
     assert seen[0]["options"] == plain(dict(state.options))  # as the runner tells them, defaults resolved
     assert seen[-1]["scores"] == result.scores
     # Each act carried the bot's own view as the engine had it then, and nothing else.
-    replay = online.deal(match, 3)
+    replay = online_reads.deal(match, 3)
     acts = iter(m for m in seen if m["type"] == "act")
     for action in match.actions.order_by("seq"):
         if action.seat == position:
@@ -211,7 +212,7 @@ def test_a_second_run_of_the_task_applies_nothing_the_first_did_not(bot_url, mon
     url, seen = bot_url(random_player())
     bot = http_bot(url)
     match, progress = external_match(bot, slug="twice")
-    ask = online._ask_bot
+    ask = bot_calls.ask_bot
     stored_after_duplicate = []
 
     def asked_twice(table, position):
@@ -225,7 +226,7 @@ def test_a_second_run_of_the_task_applies_nothing_the_first_did_not(bot_url, mon
 
     rng = random.Random(6)
     to_the_bots_turn(match, rng)
-    monkeypatch.setattr(online, "_ask_bot", asked_twice)
+    monkeypatch.setattr(bot_calls, "ask_bot", asked_twice)
     online.online_bots_move(match_id=match.pk)
     # The first run's answer came after the duplicate had moved the match: it was dropped, not
     # applied to whoever's turn it is now, nor held against the bot.
@@ -233,7 +234,7 @@ def test_a_second_run_of_the_task_applies_nothing_the_first_did_not(bot_url, mon
     assert not match.seats.exclude(forfeit_reason="").exists()
     assert sum(m["type"] == "act" for m in seen) == MatchAction.objects.filter(
         match=match, by=online.BY_BOT, seat=match.seats.get(player=bot).position).count() + 1
-    monkeypatch.setattr(online, "_ask_bot", ask)
+    monkeypatch.setattr(bot_calls, "ask_bot", ask)
     play_out(match, online.NOTHING, rng)
     assert Result.objects.get(match=match).scores == list(replayed(match).scores())
 
@@ -249,20 +250,20 @@ def to_the_bots_turn(match, rng) -> None:
         raise _NotAsked
 
     while True:
-        table = online.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk))
+        table = online_reads.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk))
         if table.external_turn() is not None:
             return
         turn = table.waits_for()
         if turn is not None:
             online.seat_act(match_id=match.pk, position=turn, action=rng.choice(table.state.view(turn)["legal_actions"]))
             continue
-        ask, online._ask_bot = online._ask_bot, not_asked
+        ask, bot_calls.ask_bot = bot_calls.ask_bot, not_asked
         try:
             online.online_bots_move(match_id=match.pk)
         except _NotAsked:
             pass
         finally:
-            online._ask_bot = ask
+            bot_calls.ask_bot = ask
 
 
 def bot_to_act(bot, slug):
@@ -278,7 +279,7 @@ def test_a_bots_turn_no_worker_took_is_sent_again_after_its_limits_and_a_grace(b
     match = bot_to_act(http_bot(url), "lost")
     # No online seat is awaited; the watchdog's deadline is the bot's limits and the grace.
     assert match.awaiting_seat is None
-    allowed = FAST["startup"] + FAST["decision"] + FAST["bank"] + online.BOT_TURN_GRACE_SECONDS
+    allowed = FAST["startup"] + FAST["decision"] + FAST["bank"] + clocks.BOT_TURN_GRACE_SECONDS
     assert abs((match.deadline_at - timezone.now()).total_seconds() - allowed) < 5
     assert not online.deadlines_expire(now=match.deadline_at - timedelta(seconds=1))
     resent = online.deadlines_expire(now=match.deadline_at + timedelta(seconds=1))
@@ -298,7 +299,7 @@ def test_nobody_posts_an_action_for_an_external_bots_seat(bot_url):
     _, secret = token_create(user=bot.owner, name="play", scopes=["read", "play"])
     owner = APIClient()
     owner.credentials(HTTP_AUTHORIZATION=f"Bearer {secret}")
-    legal = online.table_load(match).state.view(position)["legal_actions"]
+    legal = online_reads.table_load(match).state.view(position)["legal_actions"]
     before = MatchAction.objects.filter(match=match).count()
     answer = owner.post(f"/api/matches/{match.pk}/seats/{position}/actions/", {"action": legal[0]}, format="json")
     assert answer.status_code == 409

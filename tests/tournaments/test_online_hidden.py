@@ -40,7 +40,7 @@ from ..bots.test_http import bot_server, random_player  # noqa: F401 - bot_serve
 from .helpers import error, fields, parse_events
 
 # Committed as a server commits them, so that the API's requests take the path they take in
-# production (the states of online matches kept between requests: online.replays).
+# production (the states of online matches kept between requests: online_reads.replays).
 pytestmark = pytest.mark.django_db(transaction=True)
 
 MATCHES = int(os.environ.get("MAZZIERE_HIDDEN_MATCHES", "10"))

@@ -17,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.db import connections, transaction
 from rest_framework.test import APIClient
 
+from tournaments import online_reads
 from tournaments.models import AuditEvent, Match
 from tournaments.services import dispatch, online
 from tournaments.services.players import builtin_bot_get_or_create, player_create
@@ -55,7 +56,7 @@ def until(check, seconds, what):
 
 def awaited(match):
     """The seat the match awaits from the API now, or None."""
-    return online.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk)).waits_for()
+    return online_reads.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk)).waits_for()
 
 
 def timed(call):
@@ -139,7 +140,7 @@ def test_the_clock_check_passes_over_a_match_another_transaction_holds():
     def hold():
         try:
             with transaction.atomic():
-                online.match_read(held.pk, lock=True)  # a move in progress, say
+                online_reads.match_read(held.pk, lock=True)  # a move in progress, say
                 locked.set()
                 release.wait(30)
         finally:

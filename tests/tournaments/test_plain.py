@@ -189,12 +189,6 @@ SQL_TEXT = re.compile(r"\b(SELECT\b.+\bFROM|SELECT\s+\d|INSERT\s+INTO|UPDATE\b.+
 SQL_CALLS = {"execute", "executemany", "callproc", "raw", "extra", "cursor"}  # execute(): with a statement
 ALLOWED = {
     "tournaments/plain.py",
-    # TEMPORARY (issue 30): services/online.py is being split in parallel and its two statements
-    # move to plain.py there; remove this line on merge.
-    "tournaments/services/online.py",
-    # TEMPORARY (issue 30): feeds.py is being reworked in parallel (reads below writes); its
-    # read_match statement moves to plain.py with it. Remove this line on merge.
-    "tournaments/feeds.py",
 }
 
 

@@ -18,7 +18,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
-from tournaments import feeds, selectors
+from tournaments import feeds, online_reads, selectors
 from tournaments import permissions as rules
 from tournaments.formats import FORMATS
 from tournaments.models import ApiToken, Entry, League, Match, Player, RatingLadder, ResultSubmission, Seat, Tournament
@@ -538,7 +538,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
         match = self._online_match()
         seat = self._seat(match, position)
         require(rules.sees_seat(self.caller, seat.player), rules.seat_refusal(seat.player))
-        return Response(online.seat_view(match=match, position=seat.position))
+        return Response(online_reads.seat_view(match=match, position=seat.position))
 
     @api_errors(409, 422)
     @extend_schema(request=s.SeatActionSerializer, responses=s.ActedSerializer,
@@ -589,7 +589,7 @@ class MatchViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, ApiViewSet)
     @action(detail=True, methods=["get"])
     def table(self, request, pk=None):
         """What anyone may see of an online match as it is played: public information only."""
-        return Response(online.table_view(match=self._online_match()))
+        return Response(online_reads.table_view(match=self._online_match()))
 
     @api_errors(409)
     @extend_schema(responses=STREAM_RESPONSE, parameters=STREAM_PARAMETERS, filters=False)

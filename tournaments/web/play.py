@@ -16,8 +16,8 @@ from django.utils.html import json_script
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from tournaments import online_reads, selectors
 from tournaments import permissions as rules
-from tournaments import selectors
 from tournaments.errors import ServiceError
 from tournaments.models import Match, Seat
 from tournaments.services import dispatch, online
@@ -196,10 +196,10 @@ def _act(request, match: Match, position: int) -> ServiceError | None:
 
 
 def _state(match: Match, seat: Seat) -> dict:
-    """What the play screen shows of the seat now (services.online.seat_view: the engine's
+    """What the play screen shows of the seat now (online_reads.seat_view: the engine's
     view(seat)). Raises ServiceError for a match not played online."""
     tournament = match.round.tournament
-    now = online.seat_view(match=match, position=seat.position)
+    now = online_reads.seat_view(match=match, position=seat.position)
     seats = _seats(match)
     view = now["view"]
     deck = cards.deck_of(tournament.game, tournament.options)

@@ -14,8 +14,9 @@ from django.contrib.auth import get_user_model
 from django.shortcuts import resolve_url
 from django.test import Client
 
+from tournaments import online_reads
 from tournaments.models import Match, MatchAction
-from tournaments.services import dispatch, online
+from tournaments.services import dispatch
 from tournaments.services.players import builtin_bot_get_or_create, player_create
 from tournaments.services.tournaments import entry_add, tournament_create, tournament_start
 from tournaments.web import tables
@@ -61,7 +62,7 @@ def url(match: Match, position: int) -> str:
 
 
 def live_view(match: Match, seat: int | None) -> dict:
-    return online.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk)).state.view(seat)
+    return online_reads.table_load(Match.objects.select_related("round__tournament").get(pk=match.pk)).state.view(seat)
 
 
 def play_to_the_end(client: Client, match: Match, position: int, rng: random.Random) -> int:
