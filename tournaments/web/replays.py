@@ -10,8 +10,9 @@ each step draws (the engine has one state per action, and an action may log many
 * A step shows the table after the action that logged its event (the events logged before the
   first action, the deal, show it as dealt: what the first action saw).
 * Except where that action ended a hand, or a stage of one, and began the next: its events
-  before the next one's opening event (``opening``) show **the end of what ended**, and only the
-  opening event and those after it the next, as dealt (as its first action found it):
+  before the next one's opening event (the game's ``opens``) show **the end of what ended**,
+  and only the opening event and those after it the next, as dealt (as its first action found
+  it):
   - a hand of Stoppa or Sette e mezzo, a game of Spacca il mazzo (opened by its ``hand`` or
     ``game`` event): the state the engine ends the match in when the match is cut after that
     hand, with the same seed, deck and actions and the hands (games) option set to that hand's
@@ -20,8 +21,14 @@ each step draws (the engine has one state per action, and an action may log many
     Stoppa, the hand's mazziere; nobody is to act.
   - a betting round of Stoppa followed by the next round's packets (its first ``deal``), and a
     turn of Piazza (its ``turn``; Piazza's hands go on from turn to turn): the state after the
-    action without what the next one's opening did (``_undone``): the cards it dealt or drew,
-    the figure it turned up, the round or turn its own; nobody is to act.
+    action without what the next one's opening did (``_undone``, by the game's ``undo``): the
+    cards it dealt or drew, the figure it turned up, the round or turn its own; nobody is to
+    act.
+
+What each game means by these (which event opens a hand or a stage, what its cut match's view
+says otherwise than the hand's end, how a stage's opening is undone) is the game's
+:class:`~tournaments.web.games.base.WebGame` (tournaments/web/games/<game>.py); the option that
+counts its hands is tournaments.games' ``counted_by``. This module names no game.
 
 A long match (a Spacca il mazzo game has about a thousand events, two hundred hands of Sette e
 mezzo some ten thousand) is cut in parts of ``PART_STEPS`` steps: a page carries one part's
@@ -35,8 +42,9 @@ import json
 from dataclasses import dataclass
 
 import engine
+from tournaments import games as tournament_games
 
-from . import cards, tables
+from . import cards, games, tables
 from .narration import Teller, seen_by
 
 PART_STEPS = 250
@@ -103,22 +111,11 @@ def _dealt(record: dict, options: dict | None = None, deck=None) -> engine.State
                                                  deck=record.get("deck") if deck is None else deck)
 
 
-# The option that counts each game's hands (Spacca il mazzo: its games), for the match cut
-# after one of them.
-COUNTED_BY = {"stoppa": "hands", "sette_e_mezzo": "hands", "spacca_il_mazzo": "games"}
-
-
 def opening(game: str, log: list[dict], index: int) -> str | None:
     """What the event ``log[index]`` opens (module docstring): "hand" (a hand, Spacca il
-    mazzo's game), "stage" (Stoppa's betting round, by its first packet; Piazza's turn), or None."""
-    kind = log[index].get("type")
-    if kind == "hand" and game in ("stoppa", "sette_e_mezzo") or kind == "game" and game == "spacca_il_mazzo":
-        return "hand"
-    if game == "piazza" and kind == "turn":
-        return "stage"
-    if game == "stoppa" and kind == "deal" and index and log[index - 1].get("type") not in ("deal", "ante"):
-        return "stage"
-    return None
+    mazzo's game), "stage" (Stoppa's betting round, by its first packet; Piazza's turn), or
+    None: the game's ``opens`` (tournaments/web/games/)."""
+    return games.get(game).opens(log, index)
 
 
 def steps_in_all(record: dict) -> int:
@@ -169,7 +166,7 @@ def part(record: dict, players: list[str], *, seat: int, open_hands: bool, step:
             if ended == "hand":
                 view_of = _hand_end(record, state, acted, end)
             elif ended == "stage":
-                view_of = _stage_end(state, end)
+                view_of = _stage_end(game, state, end)
             else:
                 view_of = state.view
             drawn.append(_table(view_of, state.players, players, seat, open_hands))
@@ -197,34 +194,34 @@ def _hand_end(record: dict, state: engine.State, acted: int, end: int):
     state's own where the match cut there cannot be had (it always can: the tests replay every
     game with many seeds)."""
     game = record["game"]
+    count = tournament_games.get(game).counted_by
     log = state.log
+    if count is None:
+        return state.view
     hand = sum(1 for index in range(end) if opening(game, log, index) == "hand")
-    cut = _cut(record, hand, acted)
+    cut = _cut(record, count, hand, acted)
     if cut is None or len(cut.log) != end + 1 or any(
             mine.get("type") != theirs.get("type") for mine, theirs in zip(cut.log, log[:end])):
         return state.view
-    count = COUNTED_BY[game]
-    dealer = next((event.get("dealer") for event in reversed(log[:end]) if event.get("type") == "hand"), None)
+    hand_end = games.get(game).hand_end
 
     def view_of(seat):
         view = cut.view(seat)
         view[count] = state.view(seat)[count]  # the match's own count of hands, not the cut's
-        if game == "stoppa":
-            view["dealer"] = dealer  # the hand's mazziere (a match's end names none)
+        hand_end(view, log, end)  # what else the cut's view says otherwise than the hand's (Stoppa: its mazziere)
         return view
 
     return view_of
 
 
-def _cut(record: dict, hands: int, acted: int) -> engine.State | None:
-    """The match cut after its hand (game) number ``hands``: played by its first ``acted``
-    actions, over once they are (None if it is not)."""
-    game = record["game"]
+def _cut(record: dict, count: str, hands: int, acted: int) -> engine.State | None:
+    """The match cut after its hand (game) number ``hands`` (the option ``count`` set to it):
+    played by its first ``acted`` actions, over once they are (None if it is not)."""
     deck = record.get("deck")
     if isinstance(deck, (list, tuple)) and deck and not isinstance(deck[0], str):
         deck = list(deck)[:hands]  # the decks stacked for the hands it plays
     try:
-        cut = _dealt(record, options={**(record.get("options") or {}), COUNTED_BY[game]: hands}, deck=deck)
+        cut = _dealt(record, options={**(record.get("options") or {}), count: hands}, deck=deck)
         for action in record["actions"][:acted]:
             cut.apply(action)
     except (engine.IllegalAction, engine.InvalidOptions):
@@ -232,53 +229,26 @@ def _cut(record: dict, hands: int, acted: int) -> engine.State | None:
     return cut if cut.is_over() else None
 
 
-def _stage_end(state: engine.State, end: int):
+def _stage_end(game: str, state: engine.State, end: int):
     """The views at the end of the stage (Stoppa's betting round, Piazza's turn) whose last
     event is ``state.log[end - 1]``: the state's after the action, without what the next
     stage's opening did (:func:`_undone`); the state's own where that holds anything else."""
     log = state.log
-    after = log[end:]
-    earlier = next((event for event in reversed(log[:end]) if event.get("type") == "turn"), {})
-    return lambda seat: _undone(state.view(seat), after, earlier.get("lead")) or state.view(seat)
+    return lambda seat: _undone(games.get(game), state.view(seat), log, end) or state.view(seat)
 
 
-def _undone(view: dict, after: list[dict], lead: int | None) -> dict | None:
-    """``view`` without the events ``after`` (a new stage's opening, each undone from the last):
-    Stoppa's packets dealt (``deal``) and its betting round (``betting``); Piazza's new turn
-    (``turn``: its number and lead, ``lead`` the ended turn's), the cards drawn by seats left
-    without one (``draw``), the discards shuffled into a new stock (``reshuffle``) and the figure
-    turned up (``figure``). Nobody is to act at a stage's end. None if ``after`` holds anything
-    else."""
-    game = view["game"]
+def _undone(web: games.WebGame, view: dict, log: list[dict], end: int) -> dict | None:
+    """``view`` without the events ``log[end:]`` (a new stage's opening, each undone from the
+    last by the game's ``undo``: Stoppa's packets dealt and its betting round; Piazza's new
+    turn, the cards drawn by seats left without one, the discards shuffled into a new stock and
+    the figure turned up). Nobody is to act at a stage's end. None if the game cannot undo one
+    of them."""
     view = {**view, "current_player": None}
     view.pop("legal_actions", None)
-    own = "cards" if game == "stoppa" else "hand"
-    sizes = "counts" if game == "stoppa" else "hand_sizes"
-    view[sizes] = list(view[sizes])
-    if view.get(own) is not None:
-        view[own] = list(view[own])
-    for event in reversed(after):
-        kind = event.get("type")
-        if (game, kind) == ("stoppa", "deal"):
-            view[sizes][event["seat"]] -= len(event["cards"])
-            if event["seat"] == view["seat"]:
-                for card in event["cards"]:
-                    view[own].remove(card)
-        elif (game, kind) == ("stoppa", "betting"):
-            view["round"] = event["round"] - 1
-            view.pop("betting", None)  # the ended round's bets are in the pot and the prize
-            view.pop("round_cards", None)
-        elif (game, kind) == ("piazza", "draw"):
-            view["stock"] += 1
-            view[sizes][event["seat"]] -= 1
-            if event["seat"] == view["seat"]:
-                view[own].remove(event["card"])
-        elif (game, kind) == ("piazza", "reshuffle"):
-            view.update(stock=view["stock"] - event["cards"], discards=view["discards"] + event["cards"])
-        elif (game, kind) == ("piazza", "figure"):
-            view.update(figure=None, modulus=0, figures_left=view["figures_left"] + 1)
-        elif (game, kind) == ("piazza", "turn"):
-            view.update(turn=view["turn"] - 1, lead=lead, phase="over")
-        elif (game, kind) != ("piazza", "no_draw"):
+    for held in web.held:  # the lists undo changes: the view's own copies
+        if view.get(held) is not None:
+            view[held] = list(view[held])
+    for event in reversed(log[end:]):
+        if not web.undo(view, event, log, end):
             return None
     return view

@@ -3,10 +3,12 @@ and the parts of its events only some seats see."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
-from .base import WebGame, pile, seat_list, seat_no, seat_only, signed
+from .base import WebGame, pile, same_hand_end, seat_list, seat_no, seat_only, signed
 
 # --- the table --------------------------------------------------------------------------------
 
@@ -275,4 +277,35 @@ HIDDEN = {
     "replace": ("card",),
 }
 
-GAME = WebGame(name="piazza", layout=layout, events=EVENTS, actions=ACTIONS, hidden=HIDDEN, private=seat_only)
+
+# --- the replay: turns (a match is one hand, played to its figures) ----------------------------
+
+def opens(log: Sequence[dict], index: int) -> str | None:
+    """A turn opens with its ``turn``."""
+    return "stage" if log[index].get("type") == "turn" else None
+
+
+def undo(view: dict, event: dict, log: Sequence[dict], end: int) -> bool:
+    """The next turn's opening: its number and lead (the ended turn's lead, from its own
+    ``turn``), the cards drawn by seats left without one (``draw``, ``no_draw``), the discards
+    shuffled into a new stock (``reshuffle``) and the figure turned up (``figure``)."""
+    kind = event.get("type")
+    if kind == "draw":
+        view["stock"] += 1
+        view["hand_sizes"][event["seat"]] -= 1
+        if event["seat"] == view["seat"]:
+            view["hand"].remove(event["card"])
+    elif kind == "reshuffle":
+        view.update(stock=view["stock"] - event["cards"], discards=view["discards"] + event["cards"])
+    elif kind == "figure":
+        view.update(figure=None, modulus=0, figures_left=view["figures_left"] + 1)
+    elif kind == "turn":
+        ended = next((e for e in reversed(log[:end]) if e.get("type") == "turn"), {})
+        view.update(turn=view["turn"] - 1, lead=ended.get("lead"), phase="over")
+    elif kind != "no_draw":
+        return False
+    return True
+
+
+GAME = WebGame(name="piazza", layout=layout, events=EVENTS, actions=ACTIONS, hidden=HIDDEN, private=seat_only,
+               opens=opens, hand_end=same_hand_end, undo=undo, held=("hand", "hand_sizes"))

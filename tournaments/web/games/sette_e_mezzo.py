@@ -3,11 +3,25 @@ and the parts of its events only some seats see."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from .. import cards
-from .base import MAZZIERE, WebGame, half_points, per_seat, pile, seat_label, seat_no, seat_only, signed
+from .base import (
+    MAZZIERE,
+    WebGame,
+    half_points,
+    per_seat,
+    pile,
+    same_hand_end,
+    seat_label,
+    seat_no,
+    seat_only,
+    signed,
+    undo_nothing,
+)
 
 # --- the table --------------------------------------------------------------------------------
 
@@ -163,4 +177,13 @@ def private(event: dict) -> tuple[int, ...] | None:
     return seat_only(event)
 
 
-GAME = WebGame(name="sette_e_mezzo", layout=layout, events=EVENTS, actions=ACTIONS, hidden=HIDDEN, private=private)
+
+# --- the replay: hands, without stages --------------------------------------------------------
+
+def opens(log: Sequence[dict], index: int) -> str | None:
+    """A hand opens with its ``hand``."""
+    return "hand" if log[index].get("type") == "hand" else None
+
+
+GAME = WebGame(name="sette_e_mezzo", layout=layout, events=EVENTS, actions=ACTIONS, hidden=HIDDEN, private=private,
+               opens=opens, hand_end=same_hand_end, undo=undo_nothing, held=())

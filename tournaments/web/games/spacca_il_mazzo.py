@@ -3,11 +3,13 @@ and the parts of its events only some seats see."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
 from .. import cards
-from .base import MAZZIERE, WebGame, per_seat, pile, seat_no, seat_only, signed
+from .base import MAZZIERE, WebGame, per_seat, pile, same_hand_end, seat_no, seat_only, signed, undo_nothing
 
 # --- the table --------------------------------------------------------------------------------
 
@@ -198,5 +200,13 @@ def private(event: dict) -> tuple[int, ...] | None:
     return seat_only(event)
 
 
+
+# --- the replay: games (what the match counts its deals in), without stages -------------------
+
+def opens(log: Sequence[dict], index: int) -> str | None:
+    """A game opens with its ``game`` (the replay's "hand": the match is cut after one)."""
+    return "hand" if log[index].get("type") == "game" else None
+
+
 GAME = WebGame(name="spacca_il_mazzo", layout=layout, events=EVENTS, actions=ACTIONS, hidden=HIDDEN,
-               private=private)
+               private=private, opens=opens, hand_end=same_hand_end, undo=undo_nothing, held=())

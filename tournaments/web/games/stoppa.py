@@ -3,6 +3,8 @@ and the parts of its events only some seats see."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -185,4 +187,42 @@ HIDDEN = {
     "deal": ("cards",),
 }
 
-GAME = WebGame(name="stoppa", layout=layout, events=EVENTS, actions=ACTIONS, hidden=HIDDEN, private=seat_only)
+
+# --- the replay: a hand, and its betting rounds ----------------------------------------------
+
+def opens(log: Sequence[dict], index: int) -> str | None:
+    """A hand opens with its ``hand``; a betting round after the first with its first packet
+    (a ``deal`` after neither a packet nor the ante)."""
+    kind = log[index].get("type")
+    if kind == "hand":
+        return "hand"
+    if kind == "deal" and index and log[index - 1].get("type") not in ("deal", "ante"):
+        return "stage"
+    return None
+
+
+def hand_end(view: dict, log: Sequence[dict], end: int) -> None:
+    """The hand's mazziere (a match's end names none)."""
+    view["dealer"] = next((event.get("dealer") for event in reversed(log[:end]) if event.get("type") == "hand"), None)
+
+
+def undo(view: dict, event: dict, log: Sequence[dict], end: int) -> bool:
+    """The next round's packets (``deal``) and its round (``betting``: the ended round's bets
+    are in the pot and the prize)."""
+    kind = event.get("type")
+    if kind == "deal":
+        view["counts"][event["seat"]] -= len(event["cards"])
+        if event["seat"] == view["seat"]:
+            for card in event["cards"]:
+                view["cards"].remove(card)
+    elif kind == "betting":
+        view["round"] = event["round"] - 1
+        view.pop("betting", None)
+        view.pop("round_cards", None)
+    else:
+        return False
+    return True
+
+
+GAME = WebGame(name="stoppa", layout=layout, events=EVENTS, actions=ACTIONS, hidden=HIDDEN, private=seat_only,
+               opens=opens, hand_end=hand_end, undo=undo, held=("cards", "counts"))
