@@ -29,7 +29,8 @@ A table is resumable: :class:`Table` deals the match and replays the actions pla
 :meth:`Table.resume` takes a state already replayed (a cache's copy); with the forfeits so
 far, it plays on exactly as the table that played those actions would have.
 
-Everything the table does is told as one stream of typed events (:attr:`Table.events`):
+Everything the table does is told as one stream of typed events (:attr:`Table.events`; what
+was told after a mark, :attr:`Table.told`, by :meth:`Table.events_since`):
 :class:`Moved` (an action, with who chose it), :class:`Logged` (what the engine logged for it:
 deals, hand ends... private parts included: a seat is told only what its view shows),
 :class:`Forfeited` and :class:`Over`. Each has a JSON form (``json()``).
@@ -354,6 +355,7 @@ class Table:
         self._network = frozenset(seat for seat, player in enumerate(self.players) if player is NETWORK)
         self._log_dealt = len(state.log)
         self._log_from = 0 if played == 0 else self._log_dealt
+        self._deal_told = 1 if played == 0 else 0  # the deal counts as one thing told (Table.told)
 
     # --- who plays ---------------------------------------------------------------------------
 
@@ -516,10 +518,32 @@ class Table:
         at the deal (:class:`Logged`, after 0 actions); each :class:`Moved` followed by what the
         engine logged for it; each :class:`Forfeited` where it happened; :class:`Over` once the
         match is over. Made anew at each call (the table keeps its moves as plain tuples)."""
-        log = self.state.log
-        out: list[TableEvent] = [Logged(index, 0, log[index]) for index in range(self._log_from, self._log_dealt)]
-        at = self._log_dealt
-        for item in self._told:
+        return self.events_since(0)
+
+    @property
+    def told(self) -> int:
+        """How many things the table has told so far (the deal of a match just dealt, each
+        move, each forfeit): a mark for :meth:`events_since`."""
+        return self._deal_told + len(self._told)
+
+    def events_since(self, told: int) -> list[TableEvent]:
+        """What the table told since it had told ``told`` things (its :attr:`told` then): what
+        :attr:`events` holds after them (``events_since(0)`` is :attr:`events`, the deal
+        included; :class:`Over` once the match is over), made for these alone: a listener that
+        reads each move's events as it comes (the replay) pays for each once, where reading
+        :attr:`events` each time would pay for all."""
+        log, told_items = self.state.log, self._told
+        out: list[TableEvent] = []
+        if told <= 0:
+            out += [Logged(index, 0, log[index]) for index in range(self._log_from, self._log_dealt)]
+        told = max(0, told - self._deal_told)  # the moves and forfeits told before the mark
+        at = self._log_dealt  # where the log stood at the mark: after the last move before it
+        for earlier in range(min(told, len(told_items)) - 1, -1, -1):
+            if type(told_items[earlier]) is tuple:
+                at = told_items[earlier][5]
+                break
+        for position in range(told, len(told_items)):
+            item = told_items[position]
             if type(item) is tuple:
                 number, seat, action, by, took, end = item
                 out.append(Moved(number, seat, action, by, took))

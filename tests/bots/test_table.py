@@ -93,3 +93,30 @@ def test_the_stream_tells_the_deal_every_move_the_forfeits_and_the_end_in_json()
     assert forfeited.json() == {"kind": "forfeit", "seat": 2, "actions": 0, "reason": "timeout", "detail": "too slow"}
     assert json.loads(json.dumps([e.json() for e in table.events]))  # every event's JSON form is JSON
     assert {e.by for e in table.events if isinstance(e, Moved) and e.seat != 2} == {BY_BOT}
+
+
+def test_the_events_since_a_mark_are_the_streams_tail_told_as_each_move_comes():
+    """events_since(told) is what events holds after the mark, whether read move by move (a
+    network seat's, as the replay does) or after forfeits and the fallback's moves."""
+    whole = play_match(GAME, [fresh(s) for s in range(3)], seed=SEED, options=OPTIONS)
+    table = Table(GAME, [NETWORK] * 3, seed=SEED, options=OPTIONS)
+    read = table.events_since(0)
+    assert read and all(isinstance(e, Logged) and e.actions == 0 for e in read)  # the deal
+    for action in whole.state.actions:
+        mark = table.told
+        table.act(table.awaited(), action)
+        new = table.events_since(mark)
+        assert isinstance(new[0], Moved) and new[0].action == action
+        read += [e for e in new if not isinstance(e, Over)]
+    assert read + [table.events[-1]] == table.events and isinstance(table.events[-1], Over)
+    forfeiting = Table(GAME, [NETWORK] * 3, seed=SEED, options=OPTIONS)
+    forfeiting.act(forfeiting.awaited(), whole.state.actions[0])
+    forfeiting.forfeit(1, "timeout", "too slow")
+    forfeiting.forfeit(2, "crash", "gone")
+    forfeiting.step(most=5)
+    everything = forfeiting.events
+    assert forfeiting.told > 1 + 1 + 2  # the deal, the move, the forfeits, then the fallback's moves
+    for mark in range(forfeiting.told + 1):
+        since = forfeiting.events_since(mark)
+        assert since == everything[len(everything) - len(since):]
+    assert forfeiting.events_since(forfeiting.told) == []  # not over: nothing told since
