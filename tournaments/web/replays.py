@@ -2,10 +2,14 @@
 log, said in words from one seat's point of view (or with every hand open), with the table as
 that seat saw it once the event had happened.
 
-The match is played again from its record (``engine.game(...).new_match`` and its actions, as
-``engine.load`` does). Nothing but the engine's views is drawn, so a seat's point of view never
-shows a card that seat did not see; "open hands" draws every seat as it saw itself. Which view
-each step draws (the engine has one state per action, and an action may log many events):
+The match is played again from its record at a :class:`bots.table.Table` (every seat
+:data:`~bots.table.NETWORK`: the record's seed, options and deck, each recorded action through
+``Table.act``), and its steps are the engine's log as the table tells it, the :class:`Logged`
+events of its stream (read after each move with ``Table.events_since``): what a seat or a
+spectator was told as the match was played. Nothing but the engine's views is drawn, so a
+seat's point of view never shows a card that seat did not see; "open hands" draws every seat
+as it saw itself. Which view each step draws (the engine has one state per action, and an
+action may log many events):
 
 * A step shows the table after the action that logged its event (the events logged before the
   first action, the deal, show it as dealt: what the first action saw).
@@ -42,6 +46,7 @@ import json
 from dataclasses import dataclass
 
 import engine
+from bots.table import NETWORK, Logged, Table
 from tournaments import games as tournament_games
 
 from . import cards, games, tables
@@ -149,34 +154,38 @@ def part(record: dict, players: list[str], *, seat: int, open_hands: bool, step:
     last = min(total, first + PART_STEPS - 1)
     game = record["game"]
     teller = Teller(game, cards.deck_of(game, record.get("options")))
-    state = _dealt(record)
+    table = Table(game, [NETWORK] * record["players"], seed=record["seed"], options=record.get("options"),
+                  deck=record.get("deck"))
     actions = list(record.get("actions") or [])
     steps: list[Step] = []
     drawn: list[dict] = []
-    told = 0  # events of the log looked at so far
+    log: list[dict] = []  # the engine's log as the table told it (its Logged events) so far
+    told = 0  # what the table had told when last heard (Table.told)
     acted = 0  # actions applied so far
     while True:
-        log = state.log
+        start = len(log)
+        log += [said.event for said in table.events_since(told) if type(said) is Logged]
+        told = table.told
+        state = table.state
         # The events before the first action are the deal, as the first action found it.
-        runs = segments(game, log, told) if acted else [(0, len(log), None)]
+        runs = segments(game, log, start) if acted else [(0, len(log), None)]
         for start, end, ended in runs:
             shown = range(max(start, first - 1), min(end, last))
             if not shown:
                 continue
             if ended == "hand":
-                view_of = _hand_end(record, state, acted, end)
+                view_of = _hand_end(record, state, log, acted, end)
             elif ended == "stage":
-                view_of = _stage_end(game, state, end)
+                view_of = _stage_end(game, state, log, end)
             else:
                 view_of = state.view
-            drawn.append(_table(view_of, state.players, players, seat, open_hands))
+            drawn.append(_table(view_of, table.seats, players, seat, open_hands))
             for index in shown:
                 event = log[index] if open_hands else seen_by(game, log[index], seat)
                 steps.append(Step(index + 1, len(drawn) - 1, log[index].get("type", ""), teller.event(event)))
-        told = len(log)
-        if told >= last or acted >= len(actions):
+        if len(log) >= last or acted >= len(actions):
             break
-        state.apply(actions[acted])
+        table.act(table.awaited(), actions[acted])  # a recorded action, by the seat whose turn it was
         acted += 1
     return Part(total=total, first=first, steps=steps, tables=drawn, deck=teller.deck)
 
@@ -188,14 +197,13 @@ def _table(view_of, seats: int, players: list[str], seat: int, open_hands: bool)
     return tables.layout(view_of(seat), players)
 
 
-def _hand_end(record: dict, state: engine.State, acted: int, end: int):
-    """The views at the end of the hand whose last event is ``state.log[end - 1]``, logged by
-    the ``acted``-th action (module docstring): a function of the seat, as ``state.view``; the
-    state's own where the match cut there cannot be had (it always can: the tests replay every
-    game with many seeds)."""
+def _hand_end(record: dict, state: engine.State, log: list[dict], acted: int, end: int):
+    """The views at the end of the hand whose last event is ``log[end - 1]`` (``log``: what the
+    table told of the engine's log), logged by the ``acted``-th action (module docstring): a
+    function of the seat, as ``state.view``; the state's own where the match cut there cannot
+    be had (it always can: the tests replay every game with many seeds)."""
     game = record["game"]
     count = tournament_games.get(game).counted_by
-    log = state.log
     if count is None:
         return state.view
     hand = sum(1 for index in range(end) if opening(game, log, index) == "hand")
@@ -229,11 +237,10 @@ def _cut(record: dict, count: str, hands: int, acted: int) -> engine.State | Non
     return cut if cut.is_over() else None
 
 
-def _stage_end(game: str, state: engine.State, end: int):
+def _stage_end(game: str, state: engine.State, log: list[dict], end: int):
     """The views at the end of the stage (Stoppa's betting round, Piazza's turn) whose last
-    event is ``state.log[end - 1]``: the state's after the action, without what the next
-    stage's opening did (:func:`_undone`); the state's own where that holds anything else."""
-    log = state.log
+    event is ``log[end - 1]``: the state's after the action, without what the next stage's
+    opening did (:func:`_undone`); the state's own where that holds anything else."""
     return lambda seat: _undone(games.get(game), state.view(seat), log, end) or state.view(seat)
 
 
