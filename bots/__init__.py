@@ -11,7 +11,8 @@ Every bot is made the same way and sees only ``view(seat)``::
 
 Layout, each module importing only those before it: :mod:`bots.base` (the :class:`Bot`
 interface, :class:`BotFailure`), :mod:`bots.registry` (``register``, ``available``,
-``create``), :mod:`bots.tuning` (what a game declares to the bots layer), the bots
+``create``), :mod:`bots.tuning` (what a game declares to the bots layer),
+:mod:`bots.declarations` (each layer's declarations gathered by the game's name), the bots
 themselves (``random_bot``, ``<game>_bots`` with each game's declaration, :mod:`bots.games`
 gathering them, ``heuristic``, ``ismcts``, the :mod:`bots.external` package),
 :mod:`bots.builtin` (registers the built-in bots), then :mod:`bots.runner` (plays a match) and

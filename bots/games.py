@@ -7,27 +7,16 @@ every engine game has one.
 
 from __future__ import annotations
 
-import engine
-
 from . import piazza_bots, sette_e_mezzo_bots, spacca_il_mazzo_bots, stoppa_bots
+from .declarations import Declarations
 from .tuning import GameBots
 
-MODULES = (piazza_bots, sette_e_mezzo_bots, spacca_il_mazzo_bots, stoppa_bots)
+_DECLARED: Declarations[GameBots] = Declarations(
+    (piazza_bots, sette_e_mezzo_bots, spacca_il_mazzo_bots, stoppa_bots),
+    layer="bots", module="bots/{name}_bots.py", listed_in="bots/games.py",
+)
 
-GAMES: dict[str, GameBots] = {module.GAME.name: module.GAME for module in MODULES}
-
-
-class UnknownGame(engine.UnknownGame):
-    """No bots-layer declaration for that game name."""
-
-
-def get(name: str) -> GameBots:
-    """The declaration of ``name``; :class:`UnknownGame` (an ``engine.UnknownGame``) says
-    where a missing one goes."""
-    try:
-        return GAMES[name]
-    except (KeyError, TypeError):
-        raise UnknownGame(
-            f"no bots declaration for game {name!r}: declare GAME in bots/{name}_bots.py and list the module "
-            f"in bots/games.py (docs/games/README.md); declared: {', '.join(sorted(GAMES))}"
-        ) from None
+MODULES = _DECLARED.modules
+GAMES: dict[str, GameBots] = _DECLARED.games
+#: The declaration of a game by its name; engine.UnknownGame says where a missing one goes.
+get = _DECLARED.get

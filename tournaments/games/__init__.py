@@ -9,27 +9,17 @@ Pure: no ORM, no service.
 
 from __future__ import annotations
 
-import engine
+from bots.declarations import Declarations
 
 from . import piazza, sette_e_mezzo, spacca_il_mazzo, stoppa
 from .base import TournamentGame
 
-MODULES = (piazza, sette_e_mezzo, spacca_il_mazzo, stoppa)
+_DECLARED: Declarations[TournamentGame] = Declarations(
+    (piazza, sette_e_mezzo, spacca_il_mazzo, stoppa),
+    layer="tournament", module="tournaments/games/{name}.py", listed_in="tournaments/games/__init__.py",
+)
 
-GAMES: dict[str, TournamentGame] = {module.GAME.name: module.GAME for module in MODULES}
-
-
-class UnknownGame(engine.UnknownGame):
-    """No tournament-layer declaration for that game name."""
-
-
-def get(name: str) -> TournamentGame:
-    """The declaration of ``name``; :class:`UnknownGame` (an ``engine.UnknownGame``) says
-    where a missing one goes."""
-    try:
-        return GAMES[name]
-    except (KeyError, TypeError):
-        raise UnknownGame(
-            f"no tournament declaration for game {name!r}: declare GAME in tournaments/games/{name}.py and list "
-            f"the module in tournaments/games/__init__.py (docs/games/README.md); declared: {', '.join(sorted(GAMES))}"
-        ) from None
+MODULES = _DECLARED.modules
+GAMES: dict[str, TournamentGame] = _DECLARED.games
+#: The declaration of a game by its name; engine.UnknownGame says where a missing one goes.
+get = _DECLARED.get

@@ -10,27 +10,17 @@ is drawn and told with what every game shares.
 
 from __future__ import annotations
 
-import engine
+from bots.declarations import Declarations
 
 from . import piazza, sette_e_mezzo, spacca_il_mazzo, stoppa
 from .base import WebGame
 
-MODULES = (piazza, sette_e_mezzo, spacca_il_mazzo, stoppa)
+_DECLARED: Declarations[WebGame] = Declarations(
+    (piazza, sette_e_mezzo, spacca_il_mazzo, stoppa),
+    layer="web", module="tournaments/web/games/{name}.py", listed_in="tournaments/web/games/__init__.py",
+)
 
-GAMES: dict[str, WebGame] = {module.GAME.name: module.GAME for module in MODULES}
-
-
-class UnknownGame(engine.UnknownGame):
-    """No web declaration for that game name."""
-
-
-def get(name: str) -> WebGame:
-    """The declaration of ``name``; :class:`UnknownGame` (an ``engine.UnknownGame``) says
-    where a missing one goes."""
-    try:
-        return GAMES[name]
-    except (KeyError, TypeError):
-        raise UnknownGame(
-            f"no web declaration for game {name!r}: declare GAME in tournaments/web/games/{name}.py and list the "
-            f"module in tournaments/web/games/__init__.py (docs/games/README.md); declared: {', '.join(sorted(GAMES))}"
-        ) from None
+MODULES = _DECLARED.modules
+GAMES: dict[str, WebGame] = _DECLARED.games
+#: The declaration of a game by its name; engine.UnknownGame says where a missing one goes.
+get = _DECLARED.get
