@@ -159,6 +159,20 @@ def test_a_seeded_match_plays_the_same_through_the_bot_runner_and_online(timing_
 
 # --- the three drifts --------------------------------------------------------------------------------
 
+def http_bot(name: str, url: str):
+    """An HTTP bot player at ``url`` (its owner made for it), with short limits."""
+    owner = get_user_model().objects.create_user(f"{name}-owner")
+    return players.player_create(name=name, kind="bot", bot_kind="http", owner=owner,
+                                 bot_config={"url": url, "limits": {"startup": 5.0, "decision": 2.0, "bank": 1.0}})
+
+
+def play_at_random(match, seed: int) -> None:
+    """Play ``match`` to its end, the remote and people's seats moving at random (seeded)."""
+    rng = random.Random(seed)
+    play_online(match, lambda table, seat: moved(online.seat_act(
+        match_id=match.pk, position=seat, action=rng.choice(table.state.view(seat)["legal_actions"]))))
+
+
 def test_a_bot_at_an_online_table_is_handed_its_own_copies_of_the_legal_actions(settings, bot_server, monkeypatch):
     # Drift 1: the runner handed copies; online handed the engine's own dicts, which a bot
     # that changes them changed under the engine (its next answer then refused as illegal).
@@ -172,14 +186,10 @@ def test_a_bot_at_an_online_table_is_handed_its_own_copies_of_the_legal_actions(
         return first
 
     monkeypatch.setattr(HttpBot, "act", vandal)
-    owner = get_user_model().objects.create_user("vandal-owner")
-    vandal_bot = players.player_create(name="vandal", kind="bot", bot_kind="http", owner=owner,
-                                       bot_config={"url": url, "limits": {"startup": 5.0, "decision": 2.0, "bank": 1.0}})
+    vandal_bot = http_bot("vandal", url)
     person, _ = people("copies")
     match = online_tournament("copies", [person, vandal_bot, players.builtin_bot_get_or_create(bot="random", name="r")])
-    rng = random.Random(1)
-    play_online(match, lambda table, seat: moved(online.seat_act(
-        match_id=match.pk, position=seat, action=rng.choice(table.state.view(seat)["legal_actions"]))))
+    play_at_random(match, 1)
     seat = match.seats.get(player=vandal_bot)
     assert seat.forfeit_reason == "", seat.forfeit_detail
     assert MatchAction.objects.filter(match=match, seat=seat.position, by=online.BY_BOT).exists()
@@ -240,14 +250,10 @@ def test_a_forfeits_detail_is_cut_the_same_in_the_runner_and_online(settings, bo
         raise BotFailure("crash", detail)
 
     monkeypatch.setattr(HttpBot, "act", fails)
-    owner = get_user_model().objects.create_user("long-owner")
-    talker = players.player_create(name="talker", kind="bot", bot_kind="http", owner=owner,
-                                   bot_config={"url": url, "limits": {"startup": 5.0, "decision": 2.0, "bank": 1.0}})
+    talker = http_bot("talker", url)
     person, _ = people("detail")
     match = online_tournament("detail", [person, talker, players.builtin_bot_get_or_create(bot="random", name="r2")])
-    rng = random.Random(2)
-    play_online(match, lambda table, seat: moved(online.seat_act(
-        match_id=match.pk, position=seat, action=rng.choice(table.state.view(seat)["legal_actions"]))))
+    play_at_random(match, 2)
     seat = match.seats.get(player=talker)
     assert seat.forfeit_reason == "crash"
     assert seat.forfeit_detail == kept and kept.endswith(" TAIL") and len(kept) < len(detail)
