@@ -300,7 +300,7 @@ def online_bots_move(*, match_id: int, seconds: float | None = None) -> Progress
                 return progress  # over, or its tournament cancelled meanwhile
             if locked.actions != asked_at or locked.forfeited() != forfeited:
                 return progress  # another run moved it, or a seat was forfeited: this plan is stale
-            told = len(locked.play.events)
+            told = locked.play.told
             for position, action, failure, by, took, left in answers:
                 locked.play.answer(position, action, failure, by=by, took=took, time_left=left)
             table_store.store(locked, told)

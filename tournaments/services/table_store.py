@@ -78,10 +78,11 @@ def unlocked(match_id: int) -> OnlineTable | None:
 
 
 def store(table: OnlineTable, told: int, key: str = "") -> int:
-    """Store what the table told since its event number ``told``: each move a MatchAction (the
-    first one with ``key``), each forfeit on its seat. Returns the number of the last move."""
+    """Store what the table told since it had told ``told`` things (its ``play.told`` then):
+    each move a MatchAction (the first one with ``key``), each forfeit on its seat. Returns the
+    number of the last move."""
     seq = -1
-    for event in table.play.events[told:]:
+    for event in table.play.events_since(told):
         if isinstance(event, Moved):
             seq = event.number
             plain.insert(MatchAction, {"match_id": table.match.pk, "seq": seq, "seat": event.seat,
@@ -99,13 +100,13 @@ def store(table: OnlineTable, told: int, key: str = "") -> int:
 def act(table: OnlineTable, by: str, position: int, action: dict, key: str = "") -> int:
     """Apply an action that arrived from outside (engine.IllegalAction: refused, nothing
     changed) and store it; its number."""
-    told = len(table.play.events)
+    told = table.play.told
     table.play.act(position, action, by=by)
     return store(table, told, key)
 
 
 def forfeit(table: OnlineTable, position: int, reason: str, detail: str) -> None:
-    told = len(table.play.events)
+    told = table.play.told
     table.play.forfeit(position, reason, detail)
     store(table, told)
 
