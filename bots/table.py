@@ -477,15 +477,12 @@ class Table:
     def _take(self, seat: int, action: Any, by: str, took: float) -> tuple[str, str] | None:
         """Apply a bot's ``action``; the forfeit (reason, detail) if the engine refuses it
         (the state unchanged)."""
-        state = self.state
         try:
-            state.apply(action)
+            self._apply(seat, action, by, took)
         except engine.IllegalAction as exc:
             return refused(action, exc)
         except Exception:  # noqa: BLE001 - an action the engine cannot even compare (unhashable junk)
             return refused(action)
-        self._told.append((self.played, seat, action, by, took, len(state.log)))
-        self.played += 1
         return None
 
     def act(self, seat: int, action: dict, *, by: str = BY_SEAT) -> None:
